@@ -1,0 +1,11 @@
+#include <sqlite3.h>
+
+// SQLITE_TRANSIENT is a macro Swift cannot import: bind through these wrappers.
+static inline int csqlite_bind_text_transient(sqlite3_stmt *s, int i, const char *p, int n) {
+    return sqlite3_bind_text(s, i, p, n, SQLITE_TRANSIENT);
+}
+static inline int csqlite_bind_blob_transient(sqlite3_stmt *s, int i, const void *p, int n) {
+    return sqlite3_bind_blob(s, i, p, n, SQLITE_TRANSIENT);
+}
+// sqlite3_config is variadic.
+static inline int csqlite_config_single_thread(void) { return sqlite3_config(SQLITE_CONFIG_SINGLETHREAD); }

@@ -1,0 +1,7 @@
+#include <zlib.h>
+
+// deflateInit2 and inflateInit2 are function-like macros Swift cannot import.
+static inline int czlib_deflateInit2(z_streamp s, int level, int windowBits) {
+    return deflateInit2(s, level, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY);
+}
+static inline int czlib_inflateInit2(z_streamp s, int windowBits) { return inflateInit2(s, windowBits); }

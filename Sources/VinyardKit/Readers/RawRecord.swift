@@ -1,0 +1,103 @@
+/// Where a record came from: the input's name (a path, or `-` for standard input), the 1-based line
+/// where the record starts (CSV, JSON Lines, and JSON elements), and for JSON arrays the 0-based
+/// element index.
+public struct Provenance: Sendable, Hashable {
+    public var input: String
+    public var line: Int
+    public var index: Int?
+    public init(input: String, line: Int, index: Int? = nil) {
+        self.input = input
+        self.line = line
+        self.index = index
+    }
+    /// `fleet.csv:12`, or `fleet.json:40 (element 7)`.
+    public var description: String {
+        index.map { "\(input):\(line) (element \($0))" } ?? "\(input):\(line)"
+    }
+}
+
+/// A value as the input holds it, before any schema types it. CSV gives only `.string`; JSON keeps
+/// numbers as their source text so nothing (leading zeros, precision) is lost.
+public indirect enum RawValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    /// A JSON number, as written in the input.
+    case number(String)
+    case string(String)
+    case array([RawValue])
+    case object([RawField])
+
+    /// The value as text for a scalar (`nil` for null, arrays and objects).
+    public var scalarText: String? {
+        switch self {
+        case .null, .array, .object: nil
+        case .bool(let b): b ? "true" : "false"
+        case .number(let s), .string(let s): s
+        }
+    }
+}
+
+/// One named field of a raw record, in input order.
+public struct RawField: Sendable, Hashable {
+    public var name: String
+    public var value: RawValue
+    public init(_ name: String, _ value: RawValue) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A record as read: its fields in input order and its provenance.
+public struct RawRecord: Sendable, Hashable {
+    public var fields: [RawField]
+    public var provenance: Provenance
+    /// True when the record's bytes were not valid UTF-8 and were decoded as Windows-1252
+    /// (the pipeline adds a `row.encoding` warning).
+    public var decodedAsWindows1252: Bool
+
+    public init(fields: [RawField], provenance: Provenance, decodedAsWindows1252: Bool = false) {
+        self.fields = fields
+        self.provenance = provenance
+        self.decodedAsWindows1252 = decodedAsWindows1252
+    }
+
+    /// The first field with this exact name.
+    public subscript(name: String) -> RawValue? {
+        fields.first(where: { $0.name == name })?.value
+    }
+}
+
+/// A record the reader could not turn into fields (a ragged CSV row, a malformed JSON Lines line):
+/// kept with its original text and the finding that explains why.
+public struct RawReject: Sendable, Hashable {
+    public var provenance: Provenance
+    /// The original text of the row or line (decoded as UTF-8, or Windows-1252 when invalid).
+    public var text: String
+    /// Whatever fields could be recovered (a ragged CSV row's fields paired with the header where
+    /// there is one, `_extra_N` beyond it); empty when none.
+    public var fields: [RawField]
+    public var finding: Finding
+
+    public init(provenance: Provenance, text: String, fields: [RawField] = [], finding: Finding) {
+        self.provenance = provenance
+        self.text = text
+        self.fields = fields
+        self.finding = finding
+    }
+}
+
+/// What a reader yields: a record, or a reject with its reason.
+public enum ReadItem: Sendable, Hashable {
+    case record(RawRecord)
+    case reject(RawReject)
+}
+
+/// A streaming reader of records. Memory stays bounded whatever the input size.
+public protocol RecordReader {
+    /// The input's name, as used in provenance.
+    var inputName: String { get }
+    /// The next record or reject, or nil at the end of input. Throws ``VinyardError`` with
+    /// `.malformedInput` when the input cannot be read on (a JSON syntax error in an array file,
+    /// a corrupt gzip stream), or `.io` when reading fails.
+    mutating func next() throws -> ReadItem?
+}

@@ -1,0 +1,167 @@
+import Foundation
+
+/// A canonical table's description, loaded from `Schemas/*.schema.json` (close to Frictionless
+/// Table Schema, plus per-field `aliases`). The SQLite tables are created from it, so a new field
+/// is a schema edit, not a code change.
+public struct Schema: Sendable, Hashable, Codable {
+    /// The SQLite table name, e.g. `vehicles`.
+    public var name: String
+    public var title: String?
+    public var fields: [Field]
+    /// Field names that make a record's key (VIN for vehicles). Records that lack them are keyed by
+    /// the source's own key rule (see ``SourceMapping``).
+    public var primaryKey: [String]
+
+    public init(name: String, title: String? = nil, fields: [Field], primaryKey: [String]) {
+        self.name = name
+        self.title = title
+        self.fields = fields
+        self.primaryKey = primaryKey
+    }
+
+    /// The index of the field with this name or alias, compared after ``Schema/fold(_:)``.
+    public func fieldIndex(named name: String) -> Int? {
+        let key = Schema.fold(name)
+        if let i = fields.firstIndex(where: { Schema.fold($0.name) == key }) { return i }
+        return fields.firstIndex(where: { $0.aliases.contains(where: { Schema.fold($0) == key }) })
+    }
+
+    /// Folds a header or key for matching: lower-case, units in brackets dropped
+    /// (`Odometer (km)` → `odometer`), everything but letters and digits dropped.
+    public static func fold(_ s: String) -> String {
+        var out = ""
+        var depth = 0
+        for ch in s.unicodeScalars {
+            switch ch {
+            case "(", "[": depth += 1
+            case ")", "]": depth = max(0, depth - 1)
+            default:
+                if depth == 0, ch.properties.isAlphabetic || ch.properties.numericType != nil {
+                    out.unicodeScalars.append(contentsOf: ch.properties.lowercaseMapping.unicodeScalars)
+                }
+            }
+        }
+        return out
+    }
+}
+
+/// One field of a ``Schema``.
+public struct Field: Sendable, Hashable, Codable {
+    public enum FieldType: String, Sendable, Hashable, Codable {
+        case string, integer, number, boolean, date, datetime, yearmonth
+        /// ISO date (`2019-03-01`) or year-month (`2019-03`).
+        case dateOrYearMonth = "date-or-yearmonth"
+        /// A list of values, stored as a JSON array text.
+        case array
+    }
+
+    public struct Constraints: Sendable, Hashable, Codable {
+        public var required: Bool?
+        public var minimum: Double?
+        public var maximum: Double?
+        public var `enum`: [String]?
+        public var pattern: String?
+        public init(
+            required: Bool? = nil, minimum: Double? = nil, maximum: Double? = nil, enum: [String]? = nil,
+            pattern: String? = nil
+        ) {
+            self.required = required
+            self.minimum = minimum
+            self.maximum = maximum
+            self.enum = `enum`
+            self.pattern = pattern
+        }
+    }
+
+    public var name: String
+    public var type: FieldType
+    /// A format hint: `vin`, `latitude`, `longitude`, `uppercase`, `lowercase`, …
+    public var format: String?
+    public var title: String?
+    public var description: String?
+    public var constraints: Constraints?
+    public var aliases: [String]
+    /// The name of a synonym table (`Schemas/synonyms.json`) that canonicalizes this field's values.
+    public var synonyms: String?
+
+    public init(
+        name: String, type: FieldType, format: String? = nil, title: String? = nil, description: String? = nil,
+        constraints: Constraints? = nil, aliases: [String] = [], synonyms: String? = nil
+    ) {
+        self.name = name
+        self.type = type
+        self.format = format
+        self.title = title
+        self.description = description
+        self.constraints = constraints
+        self.aliases = aliases
+        self.synonyms = synonyms
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, type, format, title, description, constraints, aliases, synonyms
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        type = try c.decodeIfPresent(FieldType.self, forKey: .type) ?? .string
+        format = try c.decodeIfPresent(String.self, forKey: .format)
+        title = try c.decodeIfPresent(String.self, forKey: .title)
+        description = try c.decodeIfPresent(String.self, forKey: .description)
+        constraints = try c.decodeIfPresent(Constraints.self, forKey: .constraints)
+        aliases = try c.decodeIfPresent([String].self, forKey: .aliases) ?? []
+        synonyms = try c.decodeIfPresent(String.self, forKey: .synonyms)
+    }
+
+    public var isRequired: Bool { constraints?.required ?? false }
+}
+
+/// A typed canonical value, as stored in SQLite.
+public enum FieldValue: Sendable, Hashable {
+    case text(String)
+    case integer(Int64)
+    case real(Double)
+    case bool(Bool)
+
+    /// The value as text, as a CSV export writes it.
+    public var text: String {
+        switch self {
+        case .text(let s): s
+        case .integer(let i): String(i)
+        case .real(let d): FieldValue.format(d)
+        case .bool(let b): b ? "true" : "false"
+        }
+    }
+
+    /// Shortest round-tripping decimal text for a double, without a trailing `.0` for whole numbers.
+    public static func format(_ d: Double) -> String {
+        if d == d.rounded(.towardZero), abs(d) < 1e15 { return String(Int64(d)) }
+        return "\(d)"
+    }
+}
+
+/// A record mapped onto a schema: one optional value per schema field (same order as
+/// `schema.fields`), its key, its provenance and its findings.
+public struct CanonicalRecord: Sendable, Hashable {
+    public var values: [FieldValue?]
+    /// The dedup key: the VIN for vehicles, `source:source_id` for sources without VINs,
+    /// normalized name plus rounded coordinates for locations. Nil when it cannot be formed (the
+    /// record then carries an error finding).
+    public var key: String?
+    public var provenance: Provenance
+    public var findings: [Finding]
+    /// The record as read, kept for rejects and duplicates so nothing is lost.
+    public var raw: RawRecord
+
+    public init(values: [FieldValue?], key: String?, provenance: Provenance, findings: [Finding], raw: RawRecord) {
+        self.values = values
+        self.key = key
+        self.provenance = provenance
+        self.findings = findings
+        self.raw = raw
+    }
+
+    /// True when any finding is an error: the record is rejected.
+    public var isRejected: Bool { findings.contains { $0.severity == .error } }
+}
