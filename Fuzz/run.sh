@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Fuzz/run.sh [SECONDS] [HARNESS...]
+#
+# Builds each libFuzzer harness in Fuzz/harnesses/*.swift together with the VinyardKit sources
+# (swiftc -sanitize=fuzzer,address) and runs it for SECONDS (default 60) on a corpus seeded from
+# Samples/ and Fuzz/seeds/. Crashes are written to Fuzz/out/crashes/HARNESS/; turn each into a
+# regression test. Exit status: non-zero when any harness found a crash.
+#
+#   bash Fuzz/run.sh 120            # every harness, two minutes each
+#   bash Fuzz/run.sh 30 csv json    # two harnesses
+#   RUNS=1000000 bash Fuzz/run.sh   # a fixed number of executions instead of a time limit
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+seconds=${1:-60}
+[ $# -gt 0 ] && shift
+out=Fuzz/out
+mkdir -p "$out"
+mapfile -t sources < <(find Sources/VinyardKit -name '*.swift' | sort)
+if [ $# -gt 0 ]; then harnesses=("$@"); else
+    mapfile -t harnesses < <(ls Fuzz/harnesses/*.swift | xargs -n1 basename | sed 's/\.swift$//')
+fi
+status=0
+for h in "${harnesses[@]}"; do
+    bin="$out/$h"
+    echo "== $h: building"
+    if ! swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name "Fuzz_$h" \
+        -I Sources/CSQLite -I Sources/CZlib "${sources[@]}" "Fuzz/harnesses/$h.swift" \
+        -lsqlite3 -lz -o "$bin" 2> "$out/$h.build.log"; then
+        echo "build failed: see $out/$h.build.log"; status=1; continue
+    fi
+    corpus="$out/corpus/$h"; crashes="$out/crashes/$h"
+    mkdir -p "$corpus" "$crashes"
+    seeds=()
+    [ -d "Fuzz/seeds/$h" ] && seeds+=("Fuzz/seeds/$h")
+    case "$h" in
+        csv|gzip|json) seeds+=("Samples") ;;
+    esac
+    limit=(-max_total_time="$seconds")
+    [ -n "${RUNS:-}" ] && limit=(-runs="$RUNS")
+    echo "== $h: fuzzing (${RUNS:-$seconds s})"
+    "$bin" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+        -artifact_prefix="$crashes/" "$corpus" "${seeds[@]}" > "$out/$h.log" 2>&1
+    rc=$?
+    grep -E "stat::number_of_executed_units|Done [0-9]+ runs" "$out/$h.log" | tail -2
+    if [ $rc -ne 0 ]; then
+        echo "!! $h: crash or failure (exit $rc), see $out/$h.log and $crashes"; status=1
+    fi
+done
+exit $status

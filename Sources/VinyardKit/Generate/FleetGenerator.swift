@@ -1,0 +1,255 @@
+import Foundation
+
+/// Makes deterministic, realistic fleet data for benchmarks and tests: VINs with correct check
+/// digits across many WMIs, makes and models consistent with the WMI, model years consistent with
+/// position 10 (and position 7 for North America), plates, odometers, coordinates and fuel types
+/// in mixed spellings. With a dirty rate, that fraction of rows carries exactly one defect drawn
+/// from the finding codes, and ``FleetGenerator/Truth`` counts what a validation must report.
+public struct FleetGenerator: Sendable {
+    /// What the generator injects into a dirty row.
+    public enum Defect: String, CaseIterable, Sendable, Codable {
+        case checkDigit = "vin.check_digit"
+        case characters = "vin.characters"
+        case shortVIN = "vin.length"
+        case placeholder = "vin.placeholder"
+        case latitude = "coord.latitude"
+        case swapped = "coord.swapped"
+        case incomplete = "coord.incomplete"
+        case duplicate = "duplicate"
+        case conflictingDuplicate = "key.conflict"
+        case status = "field.enum"
+        case odometer = "field.type"
+    }
+
+    /// The counts a validation of the generated rows must report.
+    public struct Truth: Sendable, Codable, Equatable {
+        public var rows = 0
+        public var read = 0
+        public var rejected = 0
+        public var duplicates = 0
+        public var loaded = 0
+        /// Defects injected, by kind.
+        public var defects: [String: Int] = [:]
+        /// Error and warning findings expected, by finding code.
+        public var findings: [String: Int] = [:]
+    }
+
+    public static let columns = [
+        "vin", "make", "model", "model_year", "color", "fuel_type", "transmission", "odometer_km",
+        "license_plate", "status", "latitude", "longitude", "first_registration",
+    ]
+
+    struct Maker {
+        let wmi: String
+        let make: String
+        let models: [String]
+        /// North American and Chinese VINs: the check digit is mandatory and position 7 selects the
+        /// 30-year cycle.
+        var northAmerican: Bool { "12345".contains(wmi.first!) }
+    }
+
+    static let makers: [Maker] = [
+        Maker(wmi: "1HG", make: "Honda", models: ["Accord", "Civic", "Insight"]),
+        Maker(wmi: "2HK", make: "Honda", models: ["CR-V", "Odyssey"]),
+        Maker(wmi: "1FT", make: "Ford", models: ["F-150", "F-250", "Ranger"]),
+        Maker(wmi: "1FA", make: "Ford", models: ["Mustang", "Fusion", "Focus"]),
+        Maker(wmi: "1G1", make: "Chevrolet", models: ["Malibu", "Impala", "Camaro", "Bolt"]),
+        Maker(wmi: "1C4", make: "Jeep", models: ["Grand Cherokee", "Wrangler", "Compass"]),
+        Maker(wmi: "5YJ", make: "Tesla", models: ["Model 3", "Model Y", "Model S"]),
+        Maker(wmi: "4T1", make: "Toyota", models: ["Camry", "Avalon"]),
+        Maker(wmi: "JTD", make: "Toyota", models: ["Prius", "Yaris", "Corolla"]),
+        Maker(wmi: "JM1", make: "Mazda", models: ["Mazda3", "Mazda6", "MX-5"]),
+        Maker(wmi: "JN1", make: "Nissan", models: ["Leaf", "Altima", "Sentra"]),
+        Maker(wmi: "KNA", make: "Kia", models: ["Sportage", "Rio", "Ceed", "Niro"]),
+        Maker(wmi: "KMH", make: "Hyundai", models: ["Elantra", "i30", "Tucson", "Kona"]),
+        Maker(wmi: "WBA", make: "BMW", models: ["320d", "520i", "X3", "i4"]),
+        Maker(wmi: "WVW", make: "Volkswagen", models: ["Golf", "Passat", "Polo", "ID.3"]),
+        Maker(wmi: "WDD", make: "Mercedes-Benz", models: ["C 200", "E 220", "A 180"]),
+        Maker(wmi: "WAU", make: "Audi", models: ["A3", "A4", "Q5", "e-tron"]),
+        Maker(wmi: "VF1", make: "Renault", models: ["Clio", "Megane", "Zoe"]),
+        Maker(wmi: "VF3", make: "Peugeot", models: ["208", "308", "3008"]),
+        Maker(wmi: "ZFA", make: "Fiat", models: ["500", "Panda", "Tipo"]),
+        Maker(wmi: "YV1", make: "Volvo", models: ["V60", "XC60", "XC90"]),
+        Maker(wmi: "TMB", make: "Skoda", models: ["Octavia", "Superb", "Fabia"]),
+        Maker(wmi: "SAL", make: "Land Rover", models: ["Defender", "Discovery", "Range Rover Evoque"]),
+    ]
+
+    static let colors = ["white", "black", "silver", "grey", "blue", "red", "green", "beige"]
+    /// Mixed spellings a normalizer must fold: gasoline/petrol/benzin, diesel, electric, hybrid.
+    static let fuels = ["gasoline", "Petrol", "Benzin", "diesel", "Diesel", "electric", "EV", "hybrid", "Hybrid"]
+    static let transmissions = ["automatic", "manual", "Automatic", "Manual"]
+    static let statuses = ["active", "active", "active", "maintenance", "inactive", "retired"]
+    /// Position-10 year codes, 1980 first (30-year cycle; I, O, Q, U, Z and 0 are never used).
+    static let yearCodes = Array("ABCDEFGHJKLMNPRSTVWXY123456789")
+    static let vinAlphabet = Array("ABCDEFGHJKLMNPRSTUVWXYZ0123456789")
+    static let cities: [(Double, Double)] = [
+        (52.3547498, 4.8339215), (19.0823998, 72.8111468), (55.6713442, 12.523785), (40.4380638, -3.7495758),
+        (48.8566, 2.3522), (51.5072, -0.1276), (40.7128, -74.0060), (34.0522, -118.2437), (35.6762, 139.6503),
+    ]
+
+    public var rows: Int
+    public var seed: UInt64
+    public var dirtyRate: Double
+    /// Computes position 9 of a 17-character VIN whose other positions are set.
+    public var checkDigit: @Sendable (String) -> Character
+    public var currentYear: Int
+
+    public init(
+        rows: Int, seed: UInt64 = 1, dirtyRate: Double = 0, currentYear: Int = 2026,
+        checkDigit: @escaping @Sendable (String) -> Character
+    ) {
+        self.rows = rows
+        self.seed = seed
+        self.dirtyRate = dirtyRate
+        self.currentYear = currentYear
+        self.checkDigit = checkDigit
+    }
+
+    /// A row's values in ``columns`` order (nil = empty cell).
+    public typealias Row = [String?]
+
+    /// Calls `emit` for every row, in order, and returns the expected validation counts.
+    /// - Complexity: O(*n*) time; O(1) memory apart from a bounded pool of recent clean rows used
+    ///   as duplicates.
+    public func generate(_ emit: (Row) throws -> Void) rethrows -> Truth {
+        var rng = SplitMix64(seed: seed)
+        var truth = Truth()
+        var pool: [Row] = []  // recent clean rows, for duplicates
+        pool.reserveCapacity(64)
+        let defects = Defect.allCases
+        for i in 0..<rows {
+            var row = cleanRow(index: i, rng: &rng)
+            let dirty = dirtyRate > 0 && rng.nextDouble() < dirtyRate
+            if dirty {
+                var defect = defects[rng.next(below: defects.count)]
+                if (defect == .duplicate || defect == .conflictingDuplicate) && pool.isEmpty { defect = .latitude }
+                if defect == .checkDigit, !isNorthAmerican(row[0]!) { defect = .characters }
+                truth.defects[defect.rawValue, default: 0] += 1
+                switch defect {
+                case .duplicate:
+                    row = pool[rng.next(below: pool.count)]
+                    truth.duplicates += 1
+                case .conflictingDuplicate:
+                    row = pool[rng.next(below: pool.count)]
+                    row[7] = String(Int(row[7]!)! + 1 + rng.next(below: 5000))
+                    truth.duplicates += 1
+                    truth.findings["key.conflict", default: 0] += 1
+                default:
+                    apply(defect, to: &row, rng: &rng)
+                    truth.rejected += 1
+                    truth.findings[defect.rawValue, default: 0] += 1
+                }
+            } else {
+                if pool.count < 64 { pool.append(row) } else { pool[rng.next(below: 64)] = row }
+            }
+            try emit(row)
+        }
+        truth.rows = rows
+        truth.read = rows
+        truth.loaded = rows - truth.rejected - truth.duplicates
+        return truth
+    }
+
+    private func isNorthAmerican(_ vin: String) -> Bool { "12345".contains(vin.first!) }
+
+    private func cleanRow(index: Int, rng: inout SplitMix64) -> Row {
+        let maker = Self.makers[rng.next(below: Self.makers.count)]
+        let year = currentYear - 14 + rng.next(below: 15)  // 15 model years up to this one
+        let code = Self.yearCodes[(year - 1980) % 30]
+        var vds = ""
+        for _ in 0..<4 { vds.append(Self.vinAlphabet[rng.next(below: Self.vinAlphabet.count)]) }
+        // Position 7: a letter selects 2010-2039 in North America, a digit 1980-2009.
+        let letters = Array("ABCDEFGHJKLMNPRSTUVWXYZ")
+        let p7: Character =
+            year >= 2010 ? letters[rng.next(below: letters.count)] : Character(String(rng.next(below: 10)))
+        let plant = Self.vinAlphabet[rng.next(below: 23)]
+        // The serial encodes the row index, so clean VINs never collide.
+        let serial = String(index % 1_000_000).leftPadded(to: 6)
+        var vin = maker.wmi + vds + String(p7) + "0" + String(code) + String(plant) + serial
+        if index >= 1_000_000 {  // keep VINs unique past a million rows: vary the plant code
+            let wrap = index / 1_000_000
+            vin = String(vin.prefix(10)) + String(Self.vinAlphabet[(wrap + 7) % Self.vinAlphabet.count]) + serial
+            vds = ""
+        }
+        var chars = Array(vin)
+        chars[8] = checkDigit(vin)
+        vin = String(chars)
+        let model = maker.models[rng.next(below: maker.models.count)]
+        let odometer = rng.next(below: 250_000)
+        let city = Self.cities[rng.next(below: Self.cities.count)]
+        let lat = city.0 + Double(rng.next(below: 20_000)) / 100_000 - 0.1
+        let lon = city.1 + Double(rng.next(below: 20_000)) / 100_000 - 0.1
+        let regYear = min(year + rng.next(below: 2), currentYear)
+        let month = 1 + rng.next(below: 12)
+        return [
+            vin, maker.make, model, String(year), Self.colors[rng.next(below: Self.colors.count)],
+            Self.fuels[rng.next(below: Self.fuels.count)], Self.transmissions[rng.next(below: 4)], String(odometer),
+            plate(rng: &rng), Self.statuses[rng.next(below: Self.statuses.count)],
+            String(format: "%.6f", lat), String(format: "%.6f", lon),
+            String(regYear) + "-" + String(month).leftPadded(to: 2),
+        ]
+    }
+
+    private func plate(rng: inout SplitMix64) -> String {
+        let letters = Array("BCDFGHJKLMNPRSTVWXZ")
+        var s = ""
+        for _ in 0..<2 { s.append(letters[rng.next(below: letters.count)]) }
+        s += "-" + String(rng.next(below: 1000)).leftPadded(to: 3) + "-"
+        for _ in 0..<2 { s.append(letters[rng.next(below: letters.count)]) }
+        return s
+    }
+
+    private func apply(_ defect: Defect, to row: inout Row, rng: inout SplitMix64) {
+        var vin = Array(row[0]!)
+        switch defect {
+        case .checkDigit:
+            let right = vin[8]
+            let digits = Array("0123456789X").filter { $0 != right }
+            vin[8] = digits[rng.next(below: digits.count)]
+            row[0] = String(vin)
+        case .characters:
+            vin[3 + rng.next(below: 5)] = ["I", "O", "Q"][rng.next(below: 3)]
+            row[0] = String(vin)
+        case .shortVIN:
+            row[0] = String(vin.prefix(11 + rng.next(below: 5)))
+        case .placeholder:
+            row[0] = String(repeating: "1", count: 17)
+        case .latitude:
+            // Beyond ±180, so swapping with the longitude cannot make the pair valid either.
+            row[10] = String(format: "%.4f", 190 + Double(rng.next(below: 8000)) / 100)
+        case .swapped:
+            // A longitude beyond ±90 in the latitude column, the latitude in the longitude column.
+            row[10] = String(format: "%.6f", 100 + Double(rng.next(below: 7900)) / 100)
+            row[11] = String(format: "%.6f", Double(rng.next(below: 8000)) / 100)
+        case .incomplete:
+            row[11] = nil
+        case .status:
+            row[9] = "scrapped-ish"
+        case .odometer:
+            row[7] = "about " + row[7]!
+        case .duplicate, .conflictingDuplicate:
+            break
+        }
+    }
+}
+
+/// SplitMix64: a small, fast, deterministic generator (same seed, same data, on every platform).
+struct SplitMix64 {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func next(below n: Int) -> Int { Int(next() % UInt64(n)) }
+    mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
+
+extension String {
+    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+/// What a `validate`, `import` or `convert` run did: the count invariant
+/// `read = inserted + updated + unchanged + duplicates + rejected`, findings per code with the
+/// first places each occurred, repair suggestions, and one entry per input.
+public struct RunReport: Sendable {
+    /// One input of the run.
+    public struct Input: Sendable, Codable, Equatable {
+        public var name: String
+        /// The detected or forced source mapping (`fleet`, `autoscout`, …).
+        public var source: String
+        public var format: String
+        public var read = 0
+        public var rejected = 0
+        public var bytes: Int64 = 0
+        /// SHA-256 of the input's bytes as read (decompressed), hex.
+        public var sha256: String?
+
+        public init(name: String, source: String, format: String) {
+            self.name = name
+            self.source = source
+            self.format = format
+        }
+    }
+
+    /// A repair the VIN engine proposed: the VIN as written and the probable intended one.
+    public struct Suggestion: Sendable, Codable, Equatable {
+        public var input: String
+        public var line: Int
+        public var vin: String
+        public var suggestion: String
+    }
+
+    public var read = 0
+    public var inserted = 0
+    public var updated = 0
+    public var unchanged = 0
+    public var duplicates = 0
+    public var rejected = 0
+    /// Findings per code, errors and warnings, on rejected and loaded records alike.
+    public var findings: [FindingCode: Int] = [:]
+    /// The first few `input:line` places where each code occurred.
+    public var examples: [FindingCode: [String]] = [:]
+    public var severities: [FindingCode: Severity] = [:]
+    public var suggestions: [Suggestion] = []
+    public var inputs: [Input] = []
+    public var elapsedSeconds: Double = 0
+    /// Where rejected records were written, if anywhere.
+    public var rejectsPath: String?
+    /// True when nothing in the database changed (a re-import of the same data).
+    public var nothingChanged: Bool { inserted == 0 && updated == 0 }
+
+    public static let examplesPerCode = 5
+    public static let maxSuggestions = 100
+
+    public init() {}
+
+    /// True when the count invariant holds.
+    public var invariantHolds: Bool { read == inserted + updated + unchanged + duplicates + rejected }
+
+    /// Records a finding's code, severity and place.
+    public mutating func count(_ finding: Finding) {
+        findings[finding.code, default: 0] += 1
+        let severity = severities[finding.code]
+        if severity == nil || severity! < finding.severity { severities[finding.code] = finding.severity }
+        if let input = finding.input, let line = finding.line {
+            var places = examples[finding.code, default: []]
+            if places.count < Self.examplesPerCode {
+                places.append("\(input):\(line)")
+                examples[finding.code] = places
+            }
+        }
+        if finding.code == .vinCheckDigit || finding.code == .vinCharacters, let s = finding.suggestion,
+            suggestions.count < Self.maxSuggestions, let input = finding.input, let line = finding.line
+        {
+            suggestions.append(Suggestion(input: input, line: line, vin: "", suggestion: s))
+        }
+    }
+}
+
+extension RunReport {
+    /// The machine-readable report (`--report json`): one JSON object.
+    public func json() -> String {
+        var object: [String: Any] = [
+            "read": read, "inserted": inserted, "updated": updated, "unchanged": unchanged,
+            "duplicates": duplicates, "rejected": rejected,
+            "elapsed_seconds": (elapsedSeconds * 1000).rounded() / 1000,
+            "invariant_holds": invariantHolds,
+        ]
+        object["findings"] = Dictionary(uniqueKeysWithValues: findings.map { ($0.key.rawValue, $0.value) })
+        object["finding_examples"] = Dictionary(uniqueKeysWithValues: examples.map { ($0.key.rawValue, $0.value) })
+        object["suggestions"] = suggestions.map {
+            ["input": $0.input, "line": $0.line, "vin": $0.vin, "suggestion": $0.suggestion] as [String: Any]
+        }
+        object["inputs"] = inputs.map { input -> [String: Any] in
+            var o: [String: Any] = [
+                "name": input.name, "source": input.source, "format": input.format, "read": input.read,
+                "rejected": input.rejected, "bytes": input.bytes,
+            ]
+            o["sha256"] = input.sha256 ?? NSNull()
+            return o
+        }
+        object["rejects_file"] = rejectsPath ?? NSNull()
+        guard
+            let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
+        else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The human summary: the count invariant as a small table, findings per code with example
+    /// places, repair suggestions, where rejects went, elapsed time and rows/s.
+    public func text(color: Bool = false) -> String {
+        func paint(_ s: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+        var out = ""
+        let rows: [(String, Int)] = [
+            ("read", read), ("inserted", inserted), ("updated", updated), ("unchanged", unchanged),
+            ("duplicates", duplicates), ("rejected", rejected),
+        ]
+        let width = rows.map { String($0.1).count }.max() ?? 1
+        for (name, value) in rows {
+            let number = String(repeating: " ", count: width - String(value).count) + String(value)
+            let line = "  " + name.padding(toLength: 11, withPad: " ", startingAt: 0) + number
+            out += (name == "rejected" && value > 0 ? paint(line, "31") : line) + "\n"
+        }
+        out +=
+            "  read \(read) = inserted \(inserted) + updated \(updated) + unchanged \(unchanged)"
+            + " + duplicates \(duplicates) + rejected \(rejected)"
+            + (invariantHolds ? "" : "  (INVARIANT BROKEN)") + "\n"
+        if !findings.isEmpty {
+            out += "\nfindings:\n"
+            let codeWidth = findings.keys.map(\.rawValue.count).max() ?? 0
+            for code in findings.keys.sorted() {
+                let sev = severities[code] ?? .warning
+                let label = sev == .error ? paint("error  ", "31") : paint("warning", "33")
+                let places = examples[code, default: []].joined(separator: ", ")
+                out +=
+                    "  \(label) \(code.rawValue.padding(toLength: codeWidth, withPad: " ", startingAt: 0))"
+                    + "  \(String(findings[code]!).leftPadded(to: 7, with: " "))  \(places)\n"
+            }
+        }
+        if !suggestions.isEmpty {
+            out += "\nprobable VINs (single-typo repairs):\n"
+            for s in suggestions.prefix(20) {
+                out += "  \(s.input):\(s.line)  \(s.vin.isEmpty ? "" : s.vin + " → ")\(s.suggestion)\n"
+            }
+            if suggestions.count > 20 { out += "  … \(suggestions.count - 20) more in the rejects file\n" }
+        }
+        if let rejectsPath { out += "\nrejects written to \(rejectsPath)\n" }
+        let rate = elapsedSeconds > 0 ? Double(read) / elapsedSeconds : 0
+        out += String(format: "\n%.2f s, %.0f rows/s\n", elapsedSeconds, rate)
+        return out
+    }
+}
