@@ -136,14 +136,16 @@ def main():
             line = line.rstrip("\n")
             if not line or line.startswith("#"):
                 continue
-            code, manufacturer, makes, country = line.split("\t")
+            fields = line.split("\t")
+            code, manufacturer, makes, country = fields[:4]
+            flags = fields[4] if len(fields) > 4 else ""
             makes = [canonical(m) for m in makes.split(",") if m.strip()]
             if code in entries:
                 old = entries[code]
                 merged = makes + [m for m in old[1] if m not in makes]
-                entries[code] = [clean(manufacturer) or old[0], merged, country or old[2], old[3]]
+                entries[code] = [clean(manufacturer) or old[0], merged, country or old[2], flags or old[3]]
             else:
-                entries[code] = [clean(manufacturer), makes, country, ""]
+                entries[code] = [clean(manufacturer), makes, country, flags]
 
     table_lines = []
     for code in sorted(entries):
