@@ -1,0 +1,312 @@
+import Foundation
+
+/// Everything Vinyard can tell about one VIN offline: validity, findings, repair and decoding.
+public struct VINAnalysis: Sendable, Hashable {
+    /// The VIN trimmed, upper-cased, with spaces and dashes removed.
+    public var normalized: String
+    /// True when no finding is an error.
+    public var valid: Bool
+    /// The `vin.*` findings, errors first.
+    public var findings: [Finding]
+    /// The check digit position 9 should hold; nil when the VIN is not 17 valid characters.
+    public var expectedCheckDigit: Character?
+    /// The probable intended VIN when exactly one single common typo (O/0, I/1, Q/0, S/5, B/8, Z/2, G/6)
+    /// makes it fully valid.
+    public var suggestion: String?
+    /// The ISO 3780 region of position 1 (`North America`, `Europe`, ...).
+    public var region: String?
+    /// The ISO 3780 country of positions 1-2.
+    public var country: String?
+    /// The manufacturer as NHTSA vPIC names it, e.g. `American Honda Motor Co., Inc.`.
+    public var manufacturer: String?
+    /// The make (brand) in canonical spelling, e.g. `Honda`; resolved from the VDS for multi-brand WMIs.
+    public var make: String?
+    /// The WMI found in the table (three characters, or six for low-volume makers).
+    public var wmi: String?
+    /// Candidate model years from position 10, ascending, none later than next year.
+    public var modelYears: [Int]
+    /// The single best model year (position-7 rule for North America, else the latest candidate).
+    public var modelYear: Int?
+    /// The plant code (position 11).
+    public var plant: String?
+    /// The serial number (positions 12-17, or 15-17 for low-volume makers).
+    public var serial: String?
+}
+
+/// The VIN engine (ISO 3779): normalization, check digit, validation, typo repair and offline decoding.
+public enum VINEngine {
+    /// Transliteration values by ASCII byte; 255 marks a character that is not allowed in a VIN.
+    @usableFromInline static let values: [UInt8] = {
+        var table = [UInt8](repeating: 255, count: 256)
+        for d in 0...9 { table[Int(UInt8(ascii: "0")) + d] = UInt8(d) }
+        let letters: [(Character, UInt8)] = [
+            ("A", 1), ("B", 2), ("C", 3), ("D", 4), ("E", 5), ("F", 6), ("G", 7), ("H", 8),
+            ("J", 1), ("K", 2), ("L", 3), ("M", 4), ("N", 5), ("P", 7), ("R", 9),
+            ("S", 2), ("T", 3), ("U", 4), ("V", 5), ("W", 6), ("X", 7), ("Y", 8), ("Z", 9),
+        ]
+        for (c, v) in letters { table[Int(c.asciiValue ?? 0)] = v }
+        return table
+    }()
+
+    /// Position weights 1-17 (position 9, the check digit, weighs 0).
+    @usableFromInline static let weights: [Int] = [8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2]
+
+    /// Trims, upper-cases and removes spaces and dashes: ` 1hg-cm8 2633A004352 ` → `1HGCM82633A004352`.
+    public static func normalize(_ raw: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(17)
+        var other = false
+        for scalar in raw.unicodeScalars {
+            if scalar == " " || scalar == "-" || scalar == "\t" || scalar == "\u{A0}"
+                || scalar.properties.isWhitespace || scalar == "\u{2010}" || scalar == "\u{2013}"
+            {
+                continue
+            }
+            if scalar.isASCII {
+                var b = UInt8(scalar.value)
+                if b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z") { b -= 32 }
+                bytes.append(b)
+            } else {
+                other = true
+                break
+            }
+        }
+        if other {
+            return raw.filter { !$0.isWhitespace && $0 != "-" }.uppercased()
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The check digit (`0`-`9` or `X`) for a 17-character VIN, ignoring what position 9 holds;
+    /// nil when the VIN is not 17 allowed characters.
+    public static func checkDigit(for vin: String) -> Character? {
+        let bytes = Array(normalize(vin).utf8)
+        guard bytes.count == 17, let digit = bytes.withUnsafeBufferPointer({ checkDigitByte($0) }) else { return nil }
+        return Character(Unicode.Scalar(digit))
+    }
+
+    /// The check digit byte for 17 upper-case bytes, or nil when a character is not allowed.
+    @inlinable
+    public static func checkDigitByte(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt8? {
+        guard bytes.count == 17 else { return nil }
+        var sum = 0
+        var bad: UInt8 = 0
+        values.withUnsafeBufferPointer { table in
+            weights.withUnsafeBufferPointer { w in
+                for i in 0..<17 {
+                    let v = table[Int(bytes[i])]
+                    bad |= v & 0x80
+                    sum &+= Int(v & 0x7F) &* w[i]
+                }
+            }
+        }
+        // Position 9 may hold any allowed character (it is weighted 0), but must be allowed.
+        guard bad == 0 else { return nil }
+        let r = sum % 11
+        return r == 10 ? UInt8(ascii: "X") : UInt8(ascii: "0") + UInt8(r)
+    }
+
+    /// The fast path: true when the bytes are exactly 17 upper-case allowed characters whose check
+    /// digit is right. No allocation; use it to validate millions of VINs.
+    @inlinable
+    public static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == 17, let digit = checkDigitByte(bytes) else { return false }
+        return bytes[8] == digit
+    }
+
+    /// True when `vin` (after normalization) is 17 allowed characters with a correct check digit.
+    public static func isValid(_ vin: String) -> Bool {
+        Array(normalize(vin).utf8).withUnsafeBufferPointer { isValid($0) }
+    }
+
+    /// The VIN with position 9 replaced by the computed check digit; the input (normalized)
+    /// unchanged when it is not 17 allowed characters.
+    public static func withCheckDigit(_ vin: String) -> String {
+        var bytes = Array(normalize(vin).utf8)
+        guard bytes.count == 17, let digit = bytes.withUnsafeBufferPointer({ checkDigitByte($0) }) else {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        bytes[8] = digit
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The common one-character typos, both ways.
+    static let confusions: [UInt8: [UInt8]] = {
+        let pairs: [(Character, Character)] = [
+            ("O", "0"), ("I", "1"), ("Q", "0"), ("S", "5"), ("B", "8"), ("Z", "2"), ("G", "6"),
+        ]
+        var result: [UInt8: [UInt8]] = [:]
+        for (a, b) in pairs {
+            let x = a.asciiValue ?? 0, y = b.asciiValue ?? 0
+            result[x, default: []].append(y)
+            result[y, default: []].append(x)
+        }
+        return result
+    }()
+
+    /// Analyzes one raw VIN: normalization, findings, expected check digit, repair and decoding.
+    /// - Parameter currentYear: the calendar year; model years never exceed `currentYear + 1`.
+    public static func analyze(_ raw: String, currentYear: Int = VINDecoder.currentCalendarYear) -> VINAnalysis {
+        let normalized = normalize(raw)
+        let bytes = Array(normalized.utf8)
+        var findings: [Finding] = []
+        var analysis = VINAnalysis(
+            normalized: normalized, valid: true, findings: [], expectedCheckDigit: nil, suggestion: nil,
+            region: nil, country: nil, manufacturer: nil, make: nil, wmi: nil, modelYears: [], modelYear: nil,
+            plant: nil, serial: nil)
+
+        func add(_ code: FindingCode, _ severity: Severity, _ message: String, suggestion: String? = nil) {
+            findings.append(Finding(code, severity, field: "vin", message: message, suggestion: suggestion))
+        }
+
+        if let reason = placeholderReason(bytes) {
+            add(.vinPlaceholder, .error, "\(quoted(normalized)) is a placeholder (\(reason)), not a VIN; enter the real VIN from the vehicle or its papers")
+        }
+        let length = normalized.count
+        if length != 17 {
+            add(.vinLength, .error, "VIN has \(length) characters, expected 17; check for missing or extra characters")
+        }
+        let illegal = normalized.enumerated().filter { $0.element.asciiValue.map { values[Int($0)] == 255 } ?? true }
+        if !illegal.isEmpty {
+            let list = illegal.prefix(5).map { "\($0.element.debugLabel) at position \($0.offset + 1)" }
+            add(.vinCharacters, .error, "VIN contains \(list.joined(separator: ", ")); only 0-9 and A-Z without I, O, Q are allowed")
+        }
+
+        // Decoding works on any VIN that has at least a WMI.
+        if bytes.count >= 3 {
+            VINDecoder.decode(bytes, into: &analysis, currentYear: currentYear)
+        }
+        let mandatory = VINDecoder.checkDigitMandatory(bytes)
+
+        if bytes.count == 17 && illegal.isEmpty {
+            let digit = bytes.withUnsafeBufferPointer { checkDigitByte($0) }
+            if let digit {
+                analysis.expectedCheckDigit = Character(Unicode.Scalar(digit))
+                if bytes[8] != digit {
+                    let repaired = repair(bytes, requireCheckDigit: true)
+                    let suggestion = mandatory ? repaired : nil
+                    var message = "check digit is \(Character(Unicode.Scalar(bytes[8]))), expected \(Character(Unicode.Scalar(digit)))"
+                    if let suggestion {
+                        message += "; probable VIN \(suggestion)"
+                        analysis.suggestion = suggestion
+                    } else if mandatory {
+                        message += "; re-check the VIN against the vehicle or its papers"
+                    } else {
+                        message += " (the check digit is optional outside North America and China)"
+                    }
+                    add(.vinCheckDigit, mandatory ? .error : .warning, message, suggestion: suggestion)
+                }
+            }
+        } else if bytes.count == 17 && illegal.count == 1 {
+            // Illegal characters: try repairing them (the repair must also pass the check digit where it is mandatory).
+            if let suggestion = repair(bytes, requireCheckDigit: mandatory) {
+                analysis.suggestion = suggestion
+                if let i = findings.firstIndex(where: { $0.code == .vinCharacters }) {
+                    findings[i].message += "; probable VIN \(suggestion)"
+                    findings[i].suggestion = suggestion
+                }
+            }
+        }
+
+        if bytes.count == 17 {
+            let yearCode = bytes[9]
+            if VINDecoder.yearBase(yearCode) == nil && values[Int(yearCode)] != 255 {
+                let c = Character(Unicode.Scalar(yearCode))
+                if VINDecoder.yearCodeMandatory(bytes) {
+                    add(.vinModelYear, .error, "position 10 is \(c), which is not a model-year code (U, Z and 0 are never used); check the VIN")
+                } else {
+                    add(.vinModelYear, .warning, "position 10 is \(c), not a model-year code (optional outside North America and China); model year not decoded")
+                }
+            }
+            if illegal.isEmpty && analysis.wmi == nil && !findings.contains(where: { $0.code == .vinPlaceholder }) {
+                let wmi = String(decoding: bytes[0..<3], as: UTF8.self)
+                add(.vinWMIUnknown, .warning, "manufacturer code \(wmi) is not in the offline WMI table; check the first three characters")
+            }
+        }
+
+        findings.sort { $0.severity > $1.severity }
+        analysis.findings = findings
+        analysis.valid = !findings.contains { $0.severity == .error }
+        return analysis
+    }
+
+    /// Single-character substitutions from the confusion pairs; the one candidate that makes the VIN fully
+    /// valid (allowed characters and, when required, the check digit; not a placeholder), or nil.
+    static func repair(_ bytes: [UInt8], requireCheckDigit: Bool) -> String? {
+        guard bytes.count == 17 else { return nil }
+        var candidate = bytes
+        var found: [UInt8]?
+        for i in 0..<17 {
+            guard let alternatives = confusions[bytes[i]] else { continue }
+            for alt in alternatives {
+                candidate[i] = alt
+                let ok = candidate.withUnsafeBufferPointer { buf -> Bool in
+                    guard let digit = checkDigitByte(buf) else { return false }
+                    return !requireCheckDigit || buf[8] == digit
+                }
+                if ok && placeholderReason(candidate) == nil
+                    && (!requireCheckDigit || VINDecoder.checkDigitMandatory(candidate))
+                {
+                    if found != nil { return nil }
+                    found = candidate
+                }
+            }
+            candidate[i] = bytes[i]
+        }
+        return found.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Why these bytes are a placeholder rather than a VIN, or nil.
+    static func placeholderReason(_ b: [UInt8]) -> String? {
+        guard !b.isEmpty else { return "empty" }
+        let text = String(decoding: b, as: UTF8.self)
+        for word in ["UNKNOWN", "UNKOWN", "NOVIN", "NONE", "N/A"] where text.hasPrefix(word) {
+            return "\(word)"
+        }
+        for word in ["NULL", "TBD", "NA", "TEST", "XXX"] where text == word { return word }
+        if b.count >= 5 {
+            // All one character (position 9 may differ, e.g. a computed check digit).
+            let first = b[0]
+            if b.enumerated().allSatisfy({ $0.element == first || $0.offset == 8 }) { return "all one character" }
+            if longestRun(b) >= 9 || (b.count < 9 && longestRun(b) == b.count) { return "an ascending sequence" }
+        }
+        return nil
+    }
+
+    /// The length of the longest ascending run: digits 0-9 cycling to 0, or letters A-Z (skipping I, O, Q
+    /// or not).
+    static func longestRun(_ b: [UInt8]) -> Int {
+        var best = 1, run = 1
+        for i in 1..<b.count {
+            if follows(b[i - 1], b[i]) {
+                run += 1
+                best = max(best, run)
+            } else {
+                run = 1
+            }
+        }
+        return best
+    }
+
+    static func follows(_ a: UInt8, _ b: UInt8) -> Bool {
+        let zero = UInt8(ascii: "0"), nine = UInt8(ascii: "9"), A = UInt8(ascii: "A"), Z = UInt8(ascii: "Z")
+        if a >= zero && a <= nine && b >= zero && b <= nine { return b == a + 1 || (a == nine && b == zero) }
+        if a >= A && a < Z && b >= A && b <= Z {
+            if b == a + 1 { return true }
+            // Skipping the letters VINs never use: H→J, N→P, P→R.
+            return (a == UInt8(ascii: "H") && b == UInt8(ascii: "J")) || (a == UInt8(ascii: "N") && b == UInt8(ascii: "P"))
+                || (a == UInt8(ascii: "P") && b == UInt8(ascii: "R"))
+        }
+        return false
+    }
+
+    static func quoted(_ s: String) -> String { "\"\(s)\"" }
+}
+
+extension Character {
+    /// The character for messages: printable ones as themselves, others as a code point.
+    var debugLabel: String {
+        if let a = asciiValue, a >= 0x21, a < 0x7F { return "'\(self)'" }
+        return unicodeScalars.map { "U+" + String($0.value, radix: 16, uppercase: true) }.joined(separator: " ")
+    }
+}

@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+import VinyardKit
+
+/// `vinyard decode VIN... [--format text|json]`: validates and decodes VINs offline.
+struct Decode: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Validate and decode VINs offline (check digit, typo repair, manufacturer, model year).",
+        discussion: """
+            Each VIN is normalized (trimmed, upper-cased, spaces and dashes removed), validated
+            (length, characters, check digit, model-year code, placeholders, known manufacturer code)
+            and decoded without any network access: region and country (ISO 3780), manufacturer
+            and make (NHTSA vPIC WMI table), candidate model years from position 10 and the best one
+            (the position-7 rule for North American vehicles, never later than next year), plant
+            code and serial number.
+
+            A wrong check digit is an error for North American and Chinese VINs and a warning
+            elsewhere. When one common typo (O/0, I/1, Q/0, S/5, B/8, Z/2, G/6) explains it,
+            the probable intended VIN is suggested.
+
+            Examples:
+              vinyard decode 1HGCM82633A004352
+              vinyard decode 1HGCM82633A004352 KNAFU4A2XD5739551 --format json
+              vinyard decode 1M8GDM9AXKP042788          # check digit X
+              vinyard decode 1HGCM8Z633A004352          # Z typed for 2: suggests 1HGCM82633A004352
+              cut -d, -f1 fleet.csv | vinyard decode - --format json
+
+            Exit status: 0 when the VINs were decoded, even if some are invalid; 64 when no VIN is given.
+            """
+    )
+
+    @Argument(help: "VINs to decode; `-` reads VINs from standard input, one per line.")
+    var vins: [String] = []
+
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    func run() throws {
+        try reportingErrors {
+            var inputs: [String] = []
+            for vin in vins {
+                if vin == "-" {
+                    while let line = readLine(strippingNewline: true) {
+                        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                        if !trimmed.isEmpty { inputs.append(trimmed) }
+                    }
+                } else {
+                    inputs.append(vin)
+                }
+            }
+            guard !inputs.isEmpty else {
+                throw VinyardError(.usage, "no VIN given; pass VINs as arguments or `-` to read them from standard input")
+            }
+            let year = VINDecoder.currentCalendarYear
+            let analyses = inputs.map { VINEngine.analyze($0, currentYear: year) }
+            let output: String
+            switch format {
+            case .json: output = DecodeOutput.json(analyses) + "\n"
+            case .text: output = analyses.map(DecodeOutput.text).joined(separator: "\n")
+            }
+            FileHandle.standardOutput.write(Data(output.utf8))
+        }
+    }
+}
+
+/// Renders decode results as text or as the JSON array of DESIGN.md.
+enum DecodeOutput {
+    static func text(_ a: VINAnalysis) -> String {
+        var lines = ["\(a.normalized.isEmpty ? "(empty)" : a.normalized): \(a.valid ? "valid" : "INVALID")"]
+        for f in a.findings {
+            lines.append("  \(f.severity.rawValue) \(f.code): \(f.message)")
+        }
+        func row(_ label: String, _ value: String?) {
+            if let value { lines.append("  \(label.padding(toLength: 13, withPad: " ", startingAt: 0))\(value)") }
+        }
+        row("check digit", a.expectedCheckDigit.map { "expected \($0)" })
+        row("suggestion", a.suggestion)
+        row("region", a.region)
+        row("country", a.country)
+        row("manufacturer", a.make.map { make in a.manufacturer.map { "\(make) (\($0))" } ?? make })
+        if !a.modelYears.isEmpty {
+            row("model year", "\(a.modelYear.map(String.init) ?? "?") (candidates \(a.modelYears.map(String.init).joined(separator: ", ")))")
+        }
+        row("plant", a.plant)
+        row("serial", a.serial)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func json(_ analyses: [VINAnalysis]) -> String {
+        "[" + analyses.map(object).joined(separator: ",\n ") + "]"
+    }
+
+    static func object(_ a: VINAnalysis) -> String {
+        let findings = a.findings.map {
+            "{\"code\":\(string($0.code.rawValue)),\"severity\":\(string($0.severity.rawValue)),\"message\":\(string($0.message))}"
+        }
+        let fields: [(String, String)] = [
+            ("vin", string(a.normalized)),
+            ("valid", a.valid ? "true" : "false"),
+            ("findings", "[" + findings.joined(separator: ",") + "]"),
+            ("expected_check_digit", optional(a.expectedCheckDigit.map { String($0) })),
+            ("suggestion", optional(a.suggestion)),
+            ("region", optional(a.region)),
+            ("country", optional(a.country)),
+            ("manufacturer", optional(a.make ?? a.manufacturer)),
+            ("model_years", "[" + a.modelYears.map(String.init).joined(separator: ",") + "]"),
+            ("model_year", a.modelYear.map(String.init) ?? "null"),
+            ("plant", optional(a.plant)),
+            ("serial", optional(a.serial)),
+        ]
+        return "{" + fields.map { "\(string($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+    }
+
+    static func optional(_ s: String?) -> String { s.map(string) ?? "null" }
+
+    /// A JSON string literal with the escapes RFC 8259 requires.
+    static func string(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,212 @@
+import Testing
+@testable import VinyardKit
+
+@Suite struct VINEngineTests {
+    static let samples = [
+        "1FTFW1E57KFA14352", "1HGCV1F52MA000123", "1C4PJMAK2CW184491", "2HKRM3H38EH550410",
+        "1FTFW1E5XPFB12346", "KNAFU4A2XD5739551", "JM1GJ1W65E1143959", "4JGBB86E06A006500",
+        "1HGCM82633A004352",
+    ]
+
+    @Test(arguments: samples) func samplesAreValid(vin: String) {
+        let a = VINEngine.analyze(vin, currentYear: 2025)
+        #expect(a.valid, "\(a.findings)")
+        #expect(a.findings.isEmpty)
+        #expect(VINEngine.isValid(vin))
+        #expect(a.expectedCheckDigit == Array(vin)[8])
+    }
+
+    @Test func normalizes() {
+        #expect(VINEngine.normalize(" 1hg-cm8 2633a004352\t") == "1HGCM82633A004352")
+        #expect(VINEngine.analyze("1hg cm82633a-004352").valid)
+    }
+
+    @Test func checkDigit() {
+        #expect(VINEngine.checkDigit(for: "1M8GDM9AXKP042788") == "X")
+        #expect(VINEngine.checkDigit(for: "1HGCM82633A004352") == "3")
+        #expect(VINEngine.checkDigit(for: "1HGCM82633A00435") == nil)
+        #expect(VINEngine.checkDigit(for: "1HGCM82633A00435O") == nil)
+        #expect(VINEngine.withCheckDigit("1HGCM826?3A004352") == "1HGCM826?3A004352")
+        #expect(VINEngine.withCheckDigit("1HGCM826Z3A004352") == "1HGCM82633A004352")
+    }
+
+    @Test func decodesHonda() {
+        let a = VINEngine.analyze("1HGCM82633A004352", currentYear: 2025)
+        #expect(a.region == "North America")
+        #expect(a.country == "United States")
+        #expect(a.make == "Honda")
+        #expect(a.manufacturer == "American Honda Motor Co., Inc.")
+        #expect(a.modelYear == 2003)
+        #expect(a.modelYears == [2003])
+        #expect(a.plant == "A")
+        #expect(a.serial == "004352")
+    }
+
+    @Test func lengthFinding() {
+        let a = VINEngine.analyze("1HGCM82633A00435")
+        #expect(!a.valid)
+        #expect(a.findings.contains { $0.code == .vinLength && $0.severity == .error && $0.field == "vin" })
+    }
+
+    @Test(arguments: ["1HGCM82633A0O4352", "1HGCM82633A00435!", "1HGCM8263IA004352"])
+    func characterFinding(vin: String) {
+        let a = VINEngine.analyze(vin)
+        #expect(a.findings.contains { $0.code == .vinCharacters && $0.severity == .error })
+        #expect(!a.valid)
+    }
+
+    @Test func illegalLetterIsRepaired() {
+        let a = VINEngine.analyze("1HGCM82633A0O4352")
+        #expect(a.suggestion == "1HGCM82633A004352")
+    }
+
+    @Test func northAmericanCheckDigitIsError() {
+        let a = VINEngine.analyze("1HGCM82643A004352")
+        let f = a.findings.first { $0.code == .vinCheckDigit }
+        #expect(f?.severity == .error)
+        #expect(a.expectedCheckDigit == "3")
+        #expect(f?.message.contains("expected 3") == true)
+    }
+
+    @Test func chineseCheckDigitIsError() {
+        // A valid Chinese VIN, then a wrong check digit.
+        let good = VINEngine.withCheckDigit("LRW3E7FA0LC000001")
+        #expect(VINEngine.analyze(good).valid)
+        var bytes = Array(good)
+        bytes[8] = bytes[8] == "1" ? "2" : "1"
+        let a = VINEngine.analyze(String(bytes))
+        #expect(a.findings.first { $0.code == .vinCheckDigit }?.severity == .error)
+    }
+
+    @Test func europeanFillerIsWarning() {
+        let a = VINEngine.analyze("WVWZZZ1JZXW000001", currentYear: 2025)
+        #expect(a.valid)
+        #expect(a.findings.first { $0.code == .vinCheckDigit }?.severity == .warning)
+        #expect(a.suggestion == nil)
+        #expect(a.make == "Volkswagen")
+        #expect(a.country == "Germany")
+        #expect(a.region == "Europe")
+    }
+
+    @Test func typoRepair() {
+        // 2 typed as Z at position 7.
+        let a = VINEngine.analyze("1HGCM8Z633A004352")
+        #expect(a.suggestion == "1HGCM82633A004352")
+        #expect(a.findings.first { $0.code == .vinCheckDigit }?.suggestion == "1HGCM82633A004352")
+        #expect(a.findings.first { $0.code == .vinCheckDigit }?.message.contains("probable VIN 1HGCM82633A004352") == true)
+        // S typed for 5.
+        #expect(VINEngine.analyze("1FTFW1E57KFA143S2").suggestion == "1FTFW1E57KFA14352")
+        // Outside North America and China the check digit is optional: no repair from it.
+        #expect(VINEngine.analyze("JM1GJ1W6SE1143959").suggestion == nil)
+    }
+
+    @Test func noRepairWhenAmbiguousOrAbsent() {
+        // Position 9 changed to another digit: no confusion pair explains it.
+        let a = VINEngine.analyze("1HGCM82643A004352")
+        #expect(a.suggestion == nil)
+    }
+
+    @Test(arguments: ["11111111111111111", "00000000000000000", "12345678901234567", "ABCDEFGHJKLMNPRST",
+                      "ABCDEFGHIJKLMNOPQ", "UNKNOWN", "UNKNOWNUNKNOWN123", "NONE"])
+    func placeholders(vin: String) {
+        let a = VINEngine.analyze(vin)
+        #expect(a.findings.contains { $0.code == .vinPlaceholder && $0.severity == .error })
+        #expect(!a.valid)
+        #expect(a.suggestion == nil)
+    }
+
+    @Test func allOnesPassesCheckDigitButIsPlaceholder() {
+        #expect(VINEngine.isValid("11111111111111111"))
+        #expect(!VINEngine.analyze("11111111111111111").valid)
+    }
+
+    @Test func modelYearCodeFinding() {
+        // North America: error. Europe: warning.
+        let na = VINEngine.withCheckDigit("1HGCM8263UA004352")
+        #expect(VINEngine.analyze(na).findings.first { $0.code == .vinModelYear }?.severity == .error)
+        let eu = VINEngine.analyze("WDB124082ZA123456")
+        #expect(eu.findings.first { $0.code == .vinModelYear }?.severity == .warning)
+        #expect(eu.modelYear == nil)
+        #expect(eu.modelYears.isEmpty)
+    }
+
+    @Test func unknownWMI() {
+        let vin = VINEngine.withCheckDigit("9ZZAA11A0JA000001")
+        let a = VINEngine.analyze(vin)
+        #expect(a.findings.contains { $0.code == .vinWMIUnknown && $0.severity == .warning })
+        #expect(a.valid)
+    }
+
+    @Test func modelYearRules() {
+        // Position 7 digit → 1980-2009; letter → 2010-2039.
+        #expect(VINDecoder.modelYear(for: "1HGCM82633A004352", currentYear: 2025) == 2003)
+        #expect(VINDecoder.modelYear(for: "1FTFW1E57KFA14352", currentYear: 2025) == 2019)
+        #expect(VINDecoder.modelYear(for: VINEngine.withCheckDigit("1FTFW18500KFA1435"), currentYear: 2025) == nil)
+        #expect(VINDecoder.modelYear(for: VINEngine.withCheckDigit("1G1JC5240T7000001"), currentYear: 2025) == 1996)
+        // Never later than next year: a letter at position 7 with code Y (2030) falls back to 2000.
+        #expect(VINDecoder.modelYear(for: VINEngine.withCheckDigit("1G1JC5E40Y7000001"), currentYear: 2025) == 2000)
+        // Outside North America: the latest candidate not later than next year.
+        #expect(VINDecoder.modelYear(for: "KNAFU4A2XD5739551", currentYear: 2025) == 2013)
+        #expect(VINDecoder.modelYear(for: "WVWZZZ1JZXW000001", currentYear: 2025) == 1999)
+        // Code T is 1996 or 2026: 2026 only once it is next year.
+        #expect(VINDecoder.modelYear(for: "WVWZZZ1JZTW000001", currentYear: 2024) == 1996)
+        #expect(VINDecoder.modelYear(for: "WVWZZZ1JZTW000001", currentYear: 2025) == 2026)
+        #expect(VINDecoder.modelYear(for: "WVWZZZ1JZSW000001", currentYear: 2023) == 1995)
+        #expect(VINDecoder.modelYear(for: "WVWZZZ1JZSW000001", currentYear: 2024) == 2025)
+        #expect(VINDecoder.modelYears(forCode: "A", currentYear: 2025) == [1980, 2010])
+        #expect(VINDecoder.modelYears(forCode: "A", currentYear: 2039) == [1980, 2010, 2040])
+        #expect(VINDecoder.modelYears(forCode: "Y", currentYear: 2025) == [2000])
+        #expect(VINDecoder.modelYears(forCode: "1", currentYear: 2025) == [2001])
+        #expect(VINDecoder.modelYears(forCode: "Z", currentYear: 2025) == [])
+        #expect(VINDecoder.modelYears(forCode: "S", currentYear: 2025) == [1995, 2025])
+        #expect(VINDecoder.modelYear(for: "KNAFU4A2XS5739551", currentYear: 2025) == 2025)
+        #expect(VINDecoder.modelYear(for: "KNAFU4A2XT5739551", currentYear: 2025) == 2026)
+        #expect(VINDecoder.modelYear(for: "KNAFU4A2XV5739551", currentYear: 2025) == 1997)
+    }
+
+    @Test func heavyTrucksSkipPosition7Rule() {
+        // Peterbilt with a digit at position 7 and code E: 2014, not 1984.
+        let vin = VINEngine.withCheckDigit("1XPWD40X0ED215307")
+        #expect(VINDecoder.modelYear(for: vin, currentYear: 2025) == 2014)
+    }
+
+    @Test func lowVolumeSerial() {
+        let vin = VINEngine.withCheckDigit("1A9AB12C0JA123456")
+        let a = VINEngine.analyze(vin)
+        #expect(a.serial == "456")
+        #expect(a.plant == "A")
+    }
+
+    @Test func regionsAndCountries() {
+        #expect(VINEngine.analyze("JM1GJ1W65E1143959").country == "Japan")
+        #expect(VINEngine.analyze("2HKRM3H38EH550410").country == "Canada")
+        #expect(VINEngine.analyze(VINEngine.withCheckDigit("3VWFE21C04M000001")).country == "Mexico")
+        #expect(VINEngine.analyze(VINEngine.withCheckDigit("SALGS2SE0LA000001")).country == "United Kingdom")
+        #expect(VINEngine.analyze(VINEngine.withCheckDigit("VF1RFB00X60000001")).make == "Renault")
+        #expect(VINDecoder.region(forFirstCharacter: "6") == "Oceania")
+        #expect(VINDecoder.region(forFirstCharacter: "9") == "South America")
+        #expect(VINDecoder.region(forFirstCharacter: "A") == "Africa")
+        #expect(VINDecoder.region(forFirstCharacter: "L") == "Asia")
+    }
+
+    @Test func multiBrandWMIResolvesMake() {
+        #expect(VINEngine.analyze("1C4PJMAK2CW184491").make == "Jeep")
+        #expect(VINDecoder.makes(forWMI: "1C4").contains("Dodge"))
+        #expect(VINDecoder.makes(forWMI: "1HG") == ["Honda"])
+        #expect(VINDecoder.makes(forWMI: "XXX").isEmpty)
+    }
+
+    @Test func makeMatching() {
+        #expect(VINDecoder.makeMatches(declared: "HONDA", vin: "1HGCM82633A004352") == true)
+        #expect(VINDecoder.makeMatches(declared: "Toyota", vin: "1HGCM82633A004352") == false)
+        #expect(VINDecoder.makeMatches(declared: "VW", vin: "WVWZZZ1JZXW000001") == true)
+        #expect(VINDecoder.makeMatches(declared: "Mercedes", vin: "4JGBB86E06A006500") == true)
+        #expect(VINDecoder.makeMatches(declared: "merc", vin: "4JGBB86E06A006500") == true)
+        #expect(VINDecoder.makeMatches(declared: "Benz", vin: "4JGBB86E06A006500") == true)
+        #expect(VINDecoder.makeMatches(declared: "Chevy", vin: VINEngine.withCheckDigit("1G1JC5240T7000001")) == true)
+        #expect(VINDecoder.makeMatches(declared: "Dodge", vin: "1C4PJMAK2CW184491") == true)
+        #expect(VINDecoder.makeMatches(declared: "Jeep", vin: "1C4PJMAK2CW184491") == true)
+        #expect(VINDecoder.makeMatches(declared: "Land-Rover", vin: VINEngine.withCheckDigit("SALGS2SE0LA000001")) == true)
+        #expect(VINDecoder.makeMatches(declared: "Kia", vin: VINEngine.withCheckDigit("9ZZAA11A0JA000001")) == nil)
+    }
+}
