@@ -7,9 +7,10 @@
 ///   (`row.malformed`) and reading goes on. When the array's first element is an object whose
 ///   only member is an array of objects and nothing follows it but `]`, that inner array holds the
 ///   records (``wrapperKey`` names its key).
-/// - `{` … : when its only member is an array of objects, that array holds the records (members
-///   after the array are syntax-checked and ignored); otherwise the object is one record. Objects
-///   and first elements larger than 1 MiB whose first member is an array are taken as wrappers.
+/// - `{` … : when its first member is an array of objects and any other members are scalars
+///   (`{"vehicles": [...], "count": 2}`), that array holds the records (the other members are
+///   syntax-checked and ignored); otherwise the object is one record. Objects and first elements
+///   larger than 1 MiB whose first member is an array are taken as wrappers (streamed).
 /// - A syntax error is fatal: `.malformedInput` with `FILE:LINE:COL: …`.
 /// - An empty (or all-whitespace) input is malformed: a JSON text holds one value.
 public final class JSONReader: RecordReader {
@@ -140,8 +141,9 @@ public final class JSONReader: RecordReader {
             case .failure:
                 return nil  // let the normal path report the error
             case .value(let v, let end):
-                guard case .object(let members) = v, members.count == 1,
-                    case .array(let elements) = members[0].value,
+                guard case .object(let members) = v, let first = members.first,
+                    case .array(let elements) = first.value,
+                    members.dropFirst().allSatisfy({ Self.isScalar($0.value) }),
                     elements.allSatisfy({ if case .object = $0 { true } else { false } })
                 else { return nil }
                 if inArray {
@@ -222,6 +224,13 @@ public final class JSONReader: RecordReader {
             message: "element \(elementIndex) is \(Self.kindName(value)), not an object",
             input: inputName, line: startLine)
         return .reject(RawReject(provenance: provenance, text: text ?? "", finding: finding))
+    }
+
+    static func isScalar(_ v: RawValue) -> Bool {
+        switch v {
+        case .array, .object: false
+        default: true
+        }
     }
 
     static func kindName(_ v: RawValue) -> String {
