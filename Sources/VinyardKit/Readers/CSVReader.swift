@@ -26,10 +26,26 @@ public final class CSVReader: RecordReader {
     private var line = 1
     private var pendingCR = false
     // Per-record scratch, reused.
-    private var fieldStart: [Int] = []
-    private var fieldEnd: [Int] = []
-    private var fieldKind: [UInt8] = []  // 0 plain, 1 quoted (strip quotes), 2 needs unescaping
+    private var spans = FieldSpans()
     private var scratch: [UInt8] = []
+
+    /// Where each field of the scanned record lies in the buffer.
+    private struct FieldSpans {
+        var start: [Int] = []
+        var end: [Int] = []
+        var kind: [UInt8] = []  // 0 plain, 1 quoted (strip quotes), 2 needs unescaping
+        var count: Int { kind.count }
+        mutating func removeAll() {
+            start.removeAll(keepingCapacity: true)
+            end.removeAll(keepingCapacity: true)
+            kind.removeAll(keepingCapacity: true)
+        }
+        @inline(__always) mutating func append(_ s: Int, _ e: Int, _ k: UInt8) {
+            start.append(s)
+            end.append(e)
+            kind.append(k)
+        }
+    }
 
     private struct Scanned {
         var start: Int
@@ -62,7 +78,7 @@ public final class CSVReader: RecordReader {
             if hasNUL {
                 throw VinyardError(.malformedInput, "\(inputName): binary data (NUL byte) in the CSV header; is this a text file?")
             }
-            header = decodeFields(scanned).values
+            header = decodeFields(scanned, names: nil).fields.map { $0.value.scalarText ?? "" }
             consume(scanned)
             break
         }
@@ -81,15 +97,9 @@ public final class CSVReader: RecordReader {
                 continue
             }
             let startLine = line
-            let (values, flagged) = decodeFields(scanned)
+            let (fields, flagged) = decodeFields(scanned, names: header)
             let provenance = Provenance(input: inputName, line: startLine)
-            var fields: [RawField] = []
-            fields.reserveCapacity(values.count)
-            for (i, v) in values.enumerated() {
-                let name = i < header.count ? header[i] : "_extra_\(i - header.count + 1)"
-                fields.append(RawField(name, .string(v)))
-            }
-            if values.count != header.count {
+            if fields.count != header.count {
                 let text = buffer.storage.withUnsafeBufferPointer { p in
                     let slice = UnsafeBufferPointer(rebasing: p[scanned.start..<scanned.contentEnd])
                     return TextDecoding.decode(slice, encoding: encoding, recordIsUTF8: TextDecoding.isValidUTF8(slice))
@@ -97,7 +107,7 @@ public final class CSVReader: RecordReader {
                 consume(scanned)
                 let finding = Finding(
                     .rowRagged, .error,
-                    message: "expected \(header.count) fields (as in the header), found \(values.count)",
+                    message: "expected \(header.count) fields (as in the header), found \(fields.count)",
                     input: inputName, line: startLine)
                 return .reject(RawReject(provenance: provenance, text: text, fields: fields, finding: finding))
             }
@@ -108,7 +118,7 @@ public final class CSVReader: RecordReader {
     }
 
     private func isBlank(_ s: Scanned) -> Bool {
-        s.contentEnd == s.start && fieldKind.count == 1
+        s.contentEnd == s.start && spans.count == 1
     }
 
     private func consume(_ s: Scanned) {
@@ -137,9 +147,11 @@ public final class CSVReader: RecordReader {
 
     /// Scans one record starting at `pos`; nil when more input is needed.
     private func scan(from pos: Int) throws -> Scanned? {
-        fieldStart.removeAll(keepingCapacity: true)
-        fieldEnd.removeAll(keepingCapacity: true)
-        fieldKind.removeAll(keepingCapacity: true)
+        var spans = self.spans
+        self.spans = FieldSpans()
+        defer { self.spans = spans }
+        spans.removeAll()
+        let line = self.line
         let eof = buffer.eof
         let n = buffer.end
         let delim = delimiter
@@ -201,9 +213,7 @@ public final class CSVReader: RecordReader {
                     }
                     if i >= n && !eof { return nil }
                 }
-                fieldStart.append(fs)
-                fieldEnd.append(i)
-                fieldKind.append(kind)
+                spans.append(fs, i, kind)
                 if i >= n {
                     return Scanned(start: pos, contentEnd: i, next: i, newlines: newlines, endedWithCR: false)
                 }
@@ -225,9 +235,14 @@ public final class CSVReader: RecordReader {
         return result
     }
 
-    /// The scanned record's field values and whether it was decoded as Windows-1252.
-    private func decodeFields(_ s: Scanned) -> (values: [String], flagged: Bool) {
+    /// The scanned record's fields (named from `names`, `_extra_N` beyond; unnamed when `names`
+    /// is nil) and whether it was decoded as Windows-1252.
+    private func decodeFields(_ s: Scanned, names: [String]?) -> (fields: [RawField], flagged: Bool) {
         let encoding = self.encoding
+        let spans = self.spans
+        var scratch = self.scratch
+        self.scratch = []
+        defer { self.scratch = scratch }
         return buffer.storage.withUnsafeBufferPointer { p in
             let record = UnsafeBufferPointer(rebasing: p[s.start..<s.contentEnd])
             var isUTF8 = true
@@ -236,16 +251,18 @@ public final class CSVReader: RecordReader {
                 isUTF8 = TextDecoding.isValidUTF8(record)
                 flagged = !isUTF8 && encoding != .windows1252
             }
-            var values: [String] = []
-            values.reserveCapacity(fieldKind.count)
-            for f in 0..<fieldKind.count {
-                let a = fieldStart[f], b = fieldEnd[f]
-                switch fieldKind[f] {
+            var fields: [RawField] = []
+            fields.reserveCapacity(spans.count)
+            let nameCount = names?.count ?? 0
+            for f in 0..<spans.count {
+                let a = spans.start[f], b = spans.end[f]
+                let value: String
+                switch spans.kind[f] {
                 case 0:
-                    values.append(TextDecoding.decode(UnsafeBufferPointer(rebasing: p[a..<b]), encoding: encoding, recordIsUTF8: isUTF8))
+                    value = TextDecoding.decode(UnsafeBufferPointer(rebasing: p[a..<b]), encoding: encoding, recordIsUTF8: isUTF8)
                 case 1:
                     let close = p[b - 1] == UInt8(ascii: "\"") && b - 1 > a ? b - 1 : b
-                    values.append(TextDecoding.decode(UnsafeBufferPointer(rebasing: p[(a + 1)..<close]), encoding: encoding, recordIsUTF8: isUTF8))
+                    value = TextDecoding.decode(UnsafeBufferPointer(rebasing: p[(a + 1)..<close]), encoding: encoding, recordIsUTF8: isUTF8)
                 default:
                     scratch.removeAll(keepingCapacity: true)
                     var j = a + 1
@@ -264,12 +281,19 @@ public final class CSVReader: RecordReader {
                         }
                         j += 1
                     }
-                    values.append(scratch.withUnsafeBufferPointer {
+                    value = scratch.withUnsafeBufferPointer {
                         TextDecoding.decode($0, encoding: encoding, recordIsUTF8: isUTF8)
-                    })
+                    }
                 }
+                let name: String
+                if let names {
+                    name = f < nameCount ? names[f] : "_extra_\(f - nameCount + 1)"
+                } else {
+                    name = ""
+                }
+                fields.append(RawField(name, .string(value)))
             }
-            return (values, flagged)
+            return (fields, flagged)
         }
     }
 

@@ -1,0 +1,22 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "VinyardBenchmarks",
+    dependencies: [
+        .package(name: "Vinyard", path: ".."),
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
+        .package(url: "https://github.com/swiftcsv/SwiftCSV", from: "0.10.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "bench-readers",
+            dependencies: [
+                .product(name: "VinyardKit", package: "Vinyard"),
+                .product(name: "CSV", package: "CSV.swift"),
+                .product(name: "SwiftCSV", package: "SwiftCSV"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
