@@ -31,19 +31,16 @@ public final class CSVReader: RecordReader {
 
     /// Where each field of the scanned record lies in the buffer.
     private struct FieldSpans {
-        var start: [Int] = []
-        var end: [Int] = []
-        var kind: [UInt8] = []  // 0 plain, 1 quoted (strip quotes), 2 needs unescaping
-        var count: Int { kind.count }
-        mutating func removeAll() {
-            start.removeAll(keepingCapacity: true)
-            end.removeAll(keepingCapacity: true)
-            kind.removeAll(keepingCapacity: true)
+        struct Span {
+            var start: Int
+            var end: Int
+            var kind: UInt8  // 0 plain, 1 quoted (strip quotes), 2 needs unescaping
         }
+        var items: [Span] = []
+        var count: Int { items.count }
+        mutating func removeAll() { items.removeAll(keepingCapacity: true) }
         @inline(__always) mutating func append(_ s: Int, _ e: Int, _ k: UInt8) {
-            start.append(s)
-            end.append(e)
-            kind.append(k)
+            items.append(Span(start: s, end: e, kind: k))
         }
     }
 
@@ -255,9 +252,10 @@ public final class CSVReader: RecordReader {
             fields.reserveCapacity(spans.count)
             let nameCount = names?.count ?? 0
             for f in 0..<spans.count {
-                let a = spans.start[f], b = spans.end[f]
+                let span = spans.items[f]
+                let a = span.start, b = span.end
                 let value: String
-                switch spans.kind[f] {
+                switch span.kind {
                 case 0:
                     value = TextDecoding.decode(UnsafeBufferPointer(rebasing: p[a..<b]), encoding: encoding, recordIsUTF8: isUTF8)
                 case 1:
