@@ -58,6 +58,16 @@ public final class CSVReader: RecordReader {
         self.encoding = encoding
         try buffer.skipBOM()
         try buffer.fill(atLeast: 64 * 1024)
+        // Text files hold no NUL bytes; one near the start means binary data, not CSV.
+        let nul = buffer.storage.withUnsafeBufferPointer { p in
+            p[buffer.start..<buffer.end].firstIndex(of: 0)
+        }
+        if let nul {
+            throw VinyardError(
+                .malformedInput,
+                "\(inputName): binary data (a NUL byte at byte \(buffer.base + nul)) where CSV text was expected; is this a text file?"
+            )
+        }
         if let forced {
             delimiter = forced
         } else {
