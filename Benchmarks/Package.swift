@@ -5,11 +5,21 @@ let package = Package(
     name: "VinyardBenchmarks",
     dependencies: [
         .package(name: "Vinyard", path: ".."),
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
+        .package(url: "https://github.com/swiftcsv/SwiftCSV", from: "0.10.0"),
     ],
     targets: [
         .executableTarget(
             name: "bench-vin",
             dependencies: [.product(name: "VinyardKit", package: "Vinyard")]
+        ),
+        .executableTarget(
+            name: "bench-readers",
+            dependencies: [
+                .product(name: "VinyardKit", package: "Vinyard"),
+                .product(name: "CSV", package: "CSV.swift"),
+                .product(name: "SwiftCSV", package: "SwiftCSV"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -12,7 +12,9 @@ struct Vinyard: ParsableCommand {
             """,
         version: VinyardVersion.string,
         subcommands: [
+            Convert.self,
             Decode.self,
+            Generate.self,
         ]
     )
 }

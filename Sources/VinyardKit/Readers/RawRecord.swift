@@ -17,8 +17,9 @@ public struct Provenance: Sendable, Hashable {
 }
 
 /// A value as the input holds it, before any schema types it. CSV gives only `.string`; JSON keeps
-/// numbers as their source text so nothing (leading zeros, precision) is lost.
-public indirect enum RawValue: Sendable, Hashable {
+/// numbers as their source text so nothing (leading zeros, precision) is lost. Not `indirect`:
+/// arrays already box their elements, and boxing every scalar would cost an allocation per field.
+public enum RawValue: Sendable, Hashable {
     case null
     case bool(Bool)
     /// A JSON number, as written in the input.

@@ -1,0 +1,144 @@
+/// One CSV cell: its text and whether it is a text value (only text cells get the
+/// spreadsheet-formula guard; numbers such as `-5` never do).
+public struct CSVCell: Sendable, Hashable {
+    public var text: String
+    public var isText: Bool
+    public init(_ text: String, isText: Bool = true) {
+        self.text = text
+        self.isText = isText
+    }
+}
+
+/// Writes RFC 4180 CSV: a header, then one row per record, LF line ends; a cell is quoted when it
+/// holds the delimiter, a quote, CR or LF (or starts or ends with a space), quotes doubled.
+public final class CSVWriter: RecordWriter {
+    /// The column names, written as the header.
+    public let columns: [String]
+    /// When true, a text cell starting with `=`, `+`, `-`, `@`, tab or CR is prefixed with `'` so
+    /// spreadsheets do not run it as a formula.
+    public let guardFormulas: Bool
+    /// How many fields of raw records had no column and were left out.
+    public private(set) var droppedFields = 0
+    private let delimiter: UInt8
+    private var out: OutputBuffer
+    private var headerWritten = false
+    private var finished = false
+    private let columnIndex: [String: Int]
+    private var cells: [CSVCell?] = []
+
+    public init(sink: any ByteSink, columns: [String], delimiter: UInt8 = UInt8(ascii: ","), guardFormulas: Bool = false) {
+        self.columns = columns
+        self.delimiter = delimiter
+        self.guardFormulas = guardFormulas
+        out = OutputBuffer(sink: sink)
+        var index: [String: Int] = [:]
+        for (i, c) in columns.enumerated() where index[c] == nil { index[c] = i }
+        columnIndex = index
+    }
+
+    private func writeHeaderIfNeeded() {
+        guard !headerWritten else { return }
+        headerWritten = true
+        appendRow(columns.map { CSVCell($0, isText: false) })
+    }
+
+    /// Writes one row of cells (nil is an empty cell).
+    public func writeRow(_ row: [CSVCell?]) throws {
+        writeHeaderIfNeeded()
+        appendRow(row)
+        try out.flushIfNeeded()
+    }
+
+    /// Writes one row of text cells.
+    public func writeRow(_ row: [String?]) throws {
+        try writeRow(row.map { $0.map { CSVCell($0) } })
+    }
+
+    private func appendRow(_ row: [CSVCell?]) {
+        for (i, cell) in row.enumerated() {
+            if i > 0 { out.append(delimiter) }
+            if let cell { appendCell(cell) }
+        }
+        out.append(0x0A)
+    }
+
+    private func appendCell(_ cell: CSVCell) {
+        var text = cell.text
+        if guardFormulas && cell.isText, let first = text.utf8.first,
+            first == UInt8(ascii: "=") || first == UInt8(ascii: "+") || first == UInt8(ascii: "-")
+                || first == UInt8(ascii: "@") || first == 0x09 || first == 0x0D
+        {
+            text = "'" + text
+        }
+        let delimiter = self.delimiter
+        let needsQuotes = text.utf8.contains { $0 == delimiter || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+            || text.utf8.first == 0x20 || text.utf8.last == 0x20
+        guard needsQuotes else {
+            out.append(text)
+            return
+        }
+        out.append(UInt8(ascii: "\""))
+        for b in text.utf8 {
+            if b == UInt8(ascii: "\"") { out.append(b) }
+            out.append(b)
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// The CSV cell for a raw value: strings as text cells, numbers and booleans as typed, null
+    /// empty, arrays and objects as compact JSON.
+    public static func cell(_ v: RawValue) -> CSVCell? {
+        switch v {
+        case .null: nil
+        case .bool(let b): CSVCell(b ? "true" : "false", isText: false)
+        case .number(let n): CSVCell(n, isText: false)
+        case .string(let s): CSVCell(s)
+        case .array, .object: CSVCell(v.jsonText)
+        }
+    }
+
+    /// The CSV cell for a canonical value.
+    public static func cell(_ v: FieldValue?) -> CSVCell? {
+        switch v {
+        case nil: nil
+        case .text(let s): CSVCell(s)
+        case let v?: CSVCell(v.text, isText: false)
+        }
+    }
+
+    /// Writes a raw record, placing each field under the column of the same name; fields without
+    /// a column are counted in ``droppedFields``.
+    public func write(fields: [RawField]) throws {
+        cells.removeAll(keepingCapacity: true)
+        cells.append(contentsOf: repeatElement(nil, count: columns.count))
+        var filled = [Bool](repeating: false, count: columns.count)
+        for f in fields {
+            if let i = columnIndex[f.name], !filled[i] {
+                filled[i] = true
+                cells[i] = Self.cell(f.value)
+            } else if columnIndex[f.name] == nil {
+                droppedFields += 1
+            } else if let i = columns.indices.first(where: { columns[$0] == f.name && !filled[$0] }) {
+                // Duplicate header names: the next column with that name.
+                filled[i] = true
+                cells[i] = Self.cell(f.value)
+            } else {
+                droppedFields += 1
+            }
+        }
+        try writeRow(cells)
+    }
+
+    public func write(values: [FieldValue?], columns: [String]) throws {
+        try writeRow(values.map { Self.cell($0) })
+    }
+
+    /// Writes the header if no row did, flushes and closes the sink.
+    public func finish() throws {
+        guard !finished else { return }
+        finished = true
+        writeHeaderIfNeeded()
+        try out.flush()
+        try out.sink.close()
+    }
+}

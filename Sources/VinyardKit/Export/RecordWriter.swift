@@ -1,0 +1,158 @@
+/// A streaming writer of records in one output format.
+public protocol RecordWriter: AnyObject {
+    /// Writes a raw record (a plain format conversion).
+    func write(fields: [RawField]) throws
+    /// Writes a canonical record: one optional value per column.
+    func write(values: [FieldValue?], columns: [String]) throws
+    /// Ends the document (closing brackets) and closes the sink.
+    func finish() throws
+}
+
+/// An output format.
+public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
+    case csv, json, jsonl
+
+    /// The format a file name implies (`.csv`, `.tsv`, `.json`, `.jsonl`, `.ndjson`, after any `.gz`).
+    public init?(fileName: String) {
+        var name = fileName.lowercased()
+        if name.hasSuffix(".gz") { name.removeLast(3) }
+        if name.hasSuffix(".csv") || name.hasSuffix(".tsv") {
+            self = .csv
+        } else if name.hasSuffix(".json") {
+            self = .json
+        } else if name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson") {
+            self = .jsonl
+        } else {
+            return nil
+        }
+    }
+}
+
+/// Output bytes accumulated by a writer and handed to its sink in large blocks.
+struct OutputBuffer {
+    var bytes: [UInt8] = []
+    let sink: any ByteSink
+
+    init(sink: any ByteSink) {
+        self.sink = sink
+        bytes.reserveCapacity(128 * 1024)
+    }
+
+    @inline(__always) mutating func append(_ b: UInt8) { bytes.append(b) }
+    @inline(__always) mutating func append(_ s: String) {
+        var s = s
+        s.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+    @inline(__always) mutating func append(_ s: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    /// Hands the bytes to the sink when enough have accumulated.
+    mutating func flushIfNeeded() throws {
+        if bytes.count >= 64 * 1024 { try flush() }
+    }
+
+    mutating func flush() throws {
+        guard !bytes.isEmpty else { return }
+        let sink = self.sink
+        try bytes.withUnsafeBytes { try sink.write($0) }
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Appends `s` as a JSON string literal: quotes, backslashes and control characters escaped,
+    /// everything else (non-ASCII included) kept as UTF-8.
+    mutating func appendJSONString(_ s: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { u in
+            var runStart = 0
+            for i in 0..<u.count {
+                let c = u[i]
+                if c >= 0x20 && c != UInt8(ascii: "\"") && c != UInt8(ascii: "\\") { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[runStart..<i]))
+                runStart = i + 1
+                switch c {
+                case UInt8(ascii: "\""): append("\\\"" as StaticString)
+                case UInt8(ascii: "\\"): append("\\\\" as StaticString)
+                case 0x0A: append("\\n" as StaticString)
+                case 0x0D: append("\\r" as StaticString)
+                case 0x09: append("\\t" as StaticString)
+                case 0x08: append("\\b" as StaticString)
+                case 0x0C: append("\\f" as StaticString)
+                default:
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    append("\\u00" as StaticString)
+                    bytes.append(hex[Int(c >> 4)])
+                    bytes.append(hex[Int(c & 0xF)])
+                }
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[runStart..<u.count]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends a raw value as JSON. Nesting is bounded by the reader's depth limit.
+    mutating func appendJSON(_ v: RawValue) {
+        switch v {
+        case .null: append("null" as StaticString)
+        case .bool(let b): append(b ? "true" as StaticString : "false")
+        case .number(let n): append(n)
+        case .string(let s): appendJSONString(s)
+        case .array(let items):
+            append(UInt8(ascii: "["))
+            for (i, item) in items.enumerated() {
+                if i > 0 { append(UInt8(ascii: ",")) }
+                appendJSON(item)
+            }
+            append(UInt8(ascii: "]"))
+        case .object(let fields):
+            appendJSONObject(fields)
+        }
+    }
+
+    mutating func appendJSONObject(_ fields: [RawField]) {
+        append(UInt8(ascii: "{"))
+        for (i, f) in fields.enumerated() {
+            if i > 0 { append(UInt8(ascii: ",")) }
+            appendJSONString(f.name)
+            append(UInt8(ascii: ":"))
+            appendJSON(f.value)
+        }
+        append(UInt8(ascii: "}"))
+    }
+
+    /// Appends a canonical value as JSON (`null` for nil and for non-finite numbers).
+    mutating func appendJSON(_ v: FieldValue?) {
+        switch v {
+        case nil: append("null" as StaticString)
+        case .text(let s): appendJSONString(s)
+        case .integer(let i): append(String(i))
+        case .real(let d): if d.isFinite { append(FieldValue.format(d)) } else { append("null" as StaticString) }
+        case .bool(let b): append(b ? "true" as StaticString : "false")
+        }
+    }
+
+    mutating func appendJSONObject(values: [FieldValue?], columns: [String]) {
+        append(UInt8(ascii: "{"))
+        for (i, name) in columns.enumerated() {
+            if i > 0 { append(UInt8(ascii: ",")) }
+            appendJSONString(name)
+            append(UInt8(ascii: ":"))
+            appendJSON(i < values.count ? values[i] : nil)
+        }
+        append(UInt8(ascii: "}"))
+    }
+}
+
+extension RawValue {
+    /// The value as compact JSON text.
+    public var jsonText: String {
+        final class Discard: ByteSink {
+            func write(_ bytes: UnsafeRawBufferPointer) throws {}
+            func close() throws {}
+        }
+        var out = OutputBuffer(sink: Discard())
+        out.appendJSON(self)
+        return String(decoding: out.bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,371 @@
+/// A streaming RFC 4180 CSV reader that scans bytes in place.
+///
+/// - The first row is the header; a UTF-8 byte order mark before it is dropped.
+/// - Quoted fields may hold delimiters, `""` (a quote) and line breaks. Rows end with LF, CRLF or a
+///   lone CR. Text after a closing quote (`"ab"c`) is kept literally, as most tools do.
+/// - The delimiter (`,` `;` tab `|`) is detected from the header line, counting outside quotes.
+///   When several candidates occur there, the following rows decide (a candidate must split every
+///   sampled row into as many fields as the header); when that does not settle it the reader
+///   refuses to guess and asks for `--delimiter` (`.usage`).
+/// - A row whose field count differs from the header's is a ``RawReject`` (`row.ragged`, error)
+///   with its fields paired with the header and extra ones named `_extra_1`, `_extra_2`, …
+/// - Completely empty lines are skipped (also in one-column files); leading ones before the
+///   header too.
+/// - A quote left open at the end of input is fatal (`.malformedInput`, naming the line the
+///   field started on), since every following row would have been swallowed.
+/// - Records carry the 1-based line on which they start.
+public final class CSVReader: RecordReader {
+    public let inputName: String
+    /// The delimiter in use (detected or forced).
+    public private(set) var delimiter: UInt8 = UInt8(ascii: ",")
+    /// The header's column names; empty for an empty input.
+    public private(set) var header: [String] = []
+
+    private let buffer: InputBuffer
+    private let encoding: TextEncoding
+    private var line = 1
+    private var pendingCR = false
+    // Per-record scratch, reused.
+    private var spans = FieldSpans()
+    private var scratch: [UInt8] = []
+
+    /// Where each field of the scanned record lies in the buffer.
+    private struct FieldSpans {
+        struct Span {
+            var start: Int
+            var end: Int
+            var kind: UInt8  // 0 plain, 1 quoted (strip quotes), 2 needs unescaping
+        }
+        var items: [Span] = []
+        var count: Int { items.count }
+        mutating func removeAll() { items.removeAll(keepingCapacity: true) }
+        @inline(__always) mutating func append(_ s: Int, _ e: Int, _ k: UInt8) {
+            items.append(Span(start: s, end: e, kind: k))
+        }
+    }
+
+    private struct Scanned {
+        var start: Int
+        var contentEnd: Int
+        var next: Int
+        var newlines: Int
+        var endedWithCR: Bool
+    }
+
+    init(buffer: InputBuffer, delimiter forced: UInt8?, encoding: TextEncoding, defaultDelimiter: UInt8? = nil) throws {
+        self.buffer = buffer
+        self.inputName = buffer.source.name
+        self.encoding = encoding
+        try buffer.skipBOM()
+        try buffer.fill(atLeast: 64 * 1024)
+        // Text files hold no NUL bytes; one near the start means binary data, not CSV.
+        let nul = buffer.storage.withUnsafeBufferPointer { p in
+            p[buffer.start..<buffer.end].firstIndex(of: 0)
+        }
+        if let nul {
+            throw VinyardError(
+                .malformedInput,
+                "\(inputName): binary data (a NUL byte at byte \(buffer.base + nul)) where CSV text was expected; is this a text file?"
+            )
+        }
+        if let forced {
+            delimiter = forced
+        } else {
+            delimiter = try detectDelimiter(fallback: defaultDelimiter ?? UInt8(ascii: ","))
+        }
+        // Header: the first non-empty row.
+        while let scanned = try scanNext() {
+            if isBlank(scanned) {
+                consume(scanned)
+                continue
+            }
+            let hasNUL = buffer.storage.withUnsafeBufferPointer { p in
+                p[scanned.start..<scanned.contentEnd].contains(0)
+            }
+            if hasNUL {
+                throw VinyardError(.malformedInput, "\(inputName): binary data (NUL byte) in the CSV header; is this a text file?")
+            }
+            header = decodeFields(scanned, names: nil).fields.map { $0.value.scalarText ?? "" }
+            consume(scanned)
+            break
+        }
+    }
+
+    /// Creates a reader over any byte source.
+    public convenience init(source: any ByteSource, delimiter: UInt8? = nil, encoding: TextEncoding = .auto,
+                            maxRecordBytes: Int = 256 * 1024 * 1024) throws {
+        try self.init(buffer: InputBuffer(source: source, maxRecordBytes: maxRecordBytes), delimiter: delimiter, encoding: encoding)
+    }
+
+    public func next() throws -> ReadItem? {
+        while let scanned = try scanNext() {
+            if isBlank(scanned) {
+                consume(scanned)
+                continue
+            }
+            let startLine = line
+            let (fields, flagged) = decodeFields(scanned, names: header)
+            let provenance = Provenance(input: inputName, line: startLine)
+            if fields.count != header.count {
+                let text = buffer.storage.withUnsafeBufferPointer { p in
+                    let slice = UnsafeBufferPointer(rebasing: p[scanned.start..<scanned.contentEnd])
+                    return TextDecoding.decode(slice, encoding: encoding, recordIsUTF8: TextDecoding.isValidUTF8(slice))
+                }
+                consume(scanned)
+                let finding = Finding(
+                    .rowRagged, .error,
+                    message: "expected \(header.count) fields (as in the header), found \(fields.count)",
+                    input: inputName, line: startLine)
+                return .reject(RawReject(provenance: provenance, text: text, fields: fields, finding: finding))
+            }
+            consume(scanned)
+            return .record(RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged))
+        }
+        return nil
+    }
+
+    private func isBlank(_ s: Scanned) -> Bool {
+        s.contentEnd == s.start && spans.count == 1
+    }
+
+    private func consume(_ s: Scanned) {
+        buffer.start = s.next
+        line += s.newlines
+        pendingCR = s.endedWithCR
+    }
+
+    /// Scans the next record, refilling the buffer as needed; nil at the end of input.
+    private func scanNext() throws -> Scanned? {
+        while true {
+            if pendingCR {
+                if buffer.available == 0 && !buffer.eof { try buffer.fill(); continue }
+                if buffer.available > 0 && buffer.storage[buffer.start] == 0x0A { buffer.start += 1 }
+                pendingCR = false
+            }
+            if buffer.available == 0 {
+                if buffer.eof { return nil }
+                let more = try buffer.fill()
+                if !more { return nil }
+            }
+            if let s = try scan(from: buffer.start) { return s }
+            try buffer.fill(what: "CSV record")
+        }
+    }
+
+    /// Scans one record starting at `pos`; nil when more input is needed.
+    private func scan(from pos: Int) throws -> Scanned? {
+        var spans = self.spans
+        self.spans = FieldSpans()
+        defer { self.spans = spans }
+        spans.removeAll()
+        let line = self.line
+        let eof = buffer.eof
+        let n = buffer.end
+        let delim = delimiter
+        let quote = UInt8(ascii: "\""), lf: UInt8 = 0x0A, cr: UInt8 = 0x0D
+        var quoteOpenedOnLine = -1
+        let result: Scanned? = buffer.storage.withUnsafeBufferPointer { p -> Scanned? in
+            var i = pos
+            var newlines = 0
+            while true {
+                // At a field start.
+                let fs = i
+                var kind: UInt8 = 0
+                if i < n && p[i] == quote {
+                    kind = 1
+                    quoteOpenedOnLine = line + newlines
+                    i += 1
+                    while true {
+                        if i >= n {
+                            if !eof { return nil }
+                            return Scanned(start: pos, contentEnd: -1, next: -1, newlines: 0, endedWithCR: false)
+                        }
+                        let c = p[i]
+                        if c == quote {
+                            if i + 1 >= n {
+                                if !eof { return nil }
+                                i += 1
+                                break
+                            }
+                            if p[i + 1] == quote {
+                                kind = 2
+                                i += 2
+                                continue
+                            }
+                            i += 1
+                            let d = p[i]
+                            if d != delim && d != lf && d != cr {
+                                kind = 2
+                                while i < n, p[i] != delim, p[i] != lf, p[i] != cr { i += 1 }
+                                if i >= n && !eof { return nil }
+                            }
+                            break
+                        } else if c == lf {
+                            newlines += 1
+                        } else if c == cr {
+                            if i + 1 >= n {
+                                if !eof { return nil }
+                                newlines += 1
+                            } else if p[i + 1] != lf {
+                                newlines += 1
+                            }
+                        }
+                        i += 1
+                    }
+                } else {
+                    while i < n {
+                        let c = p[i]
+                        if c == delim || c == lf || c == cr { break }
+                        i += 1
+                    }
+                    if i >= n && !eof { return nil }
+                }
+                spans.append(fs, i, kind)
+                if i >= n {
+                    return Scanned(start: pos, contentEnd: i, next: i, newlines: newlines, endedWithCR: false)
+                }
+                let c = p[i]
+                if c == delim {
+                    i += 1
+                    continue
+                }
+                // Line break.
+                return Scanned(start: pos, contentEnd: i, next: i + 1, newlines: newlines + 1, endedWithCR: c == cr)
+            }
+        }
+        if let result, result.contentEnd < 0 {
+            throw VinyardError(
+                .malformedInput,
+                "\(inputName):\(quoteOpenedOnLine): unterminated quoted field (the quote opened on line \(quoteOpenedOnLine) is never closed); close the quote or fix the export"
+            )
+        }
+        return result
+    }
+
+    /// The scanned record's fields (named from `names`, `_extra_N` beyond; unnamed when `names`
+    /// is nil) and whether it was decoded as Windows-1252.
+    private func decodeFields(_ s: Scanned, names: [String]?) -> (fields: [RawField], flagged: Bool) {
+        let encoding = self.encoding
+        let spans = self.spans
+        var scratch = self.scratch
+        self.scratch = []
+        defer { self.scratch = scratch }
+        return buffer.storage.withUnsafeBufferPointer { p in
+            let record = UnsafeBufferPointer(rebasing: p[s.start..<s.contentEnd])
+            var isUTF8 = true
+            var flagged = false
+            if !TextDecoding.isASCII(record) {
+                isUTF8 = TextDecoding.isValidUTF8(record)
+                flagged = !isUTF8 && encoding != .windows1252
+            }
+            var fields: [RawField] = []
+            fields.reserveCapacity(spans.count)
+            let nameCount = names?.count ?? 0
+            for f in 0..<spans.count {
+                let span = spans.items[f]
+                let a = span.start, b = span.end
+                let value: String
+                switch span.kind {
+                case 0:
+                    value = TextDecoding.decode(UnsafeBufferPointer(rebasing: p[a..<b]), encoding: encoding, recordIsUTF8: isUTF8)
+                case 1:
+                    let close = p[b - 1] == UInt8(ascii: "\"") && b - 1 > a ? b - 1 : b
+                    value = TextDecoding.decode(UnsafeBufferPointer(rebasing: p[(a + 1)..<close]), encoding: encoding, recordIsUTF8: isUTF8)
+                default:
+                    scratch.removeAll(keepingCapacity: true)
+                    var j = a + 1
+                    var inQuotes = true
+                    while j < b {
+                        let c = p[j]
+                        if c == UInt8(ascii: "\"") && inQuotes {
+                            if j + 1 < b && p[j + 1] == UInt8(ascii: "\"") {
+                                scratch.append(c)
+                                j += 2
+                                continue
+                            }
+                            inQuotes = false
+                        } else {
+                            scratch.append(c)
+                        }
+                        j += 1
+                    }
+                    value = scratch.withUnsafeBufferPointer {
+                        TextDecoding.decode($0, encoding: encoding, recordIsUTF8: isUTF8)
+                    }
+                }
+                let name: String
+                if let names {
+                    name = f < nameCount ? names[f] : "_extra_\(f - nameCount + 1)"
+                } else {
+                    name = ""
+                }
+                fields.append(RawField(name, .string(value)))
+            }
+            return (fields, flagged)
+        }
+    }
+
+    /// Detects the delimiter from the header line (and following rows when the header alone is
+    /// ambiguous).
+    private func detectDelimiter(fallback: UInt8) throws -> UInt8 {
+        let candidates: [UInt8] = [UInt8(ascii: ","), UInt8(ascii: ";"), 0x09, UInt8(ascii: "|")]
+        // Make sure the header line is in the buffer.
+        while true {
+            let lines = sampleLines(candidates: candidates, maxLines: 1)
+            if lines.complete > 0 || buffer.eof { break }
+            if !(try buffer.fill(what: "CSV header")) { break }
+        }
+        let sample = sampleLines(candidates: candidates, maxLines: 21)
+        guard let headerCounts = sample.counts.first else { return fallback }
+        let present = candidates.indices.filter { headerCounts[$0] > 0 }
+        if present.isEmpty { return fallback }
+        if present.count == 1 { return candidates[present[0]] }
+        let rows = sample.counts.dropFirst().filter { $0.contains { $0 > 0 } || true }
+        let consistent = present.filter { c in
+            !rows.isEmpty && rows.allSatisfy { $0[c] == headerCounts[c] }
+        }
+        if consistent.count == 1 { return candidates[consistent[0]] }
+        let names = present.map { "\(Self.delimiterName(candidates[$0])) (\(headerCounts[$0])×)" }.joined(separator: ", ")
+        throw VinyardError(
+            .usage,
+            "\(inputName): cannot tell the delimiter from the header: it holds \(names); pass --delimiter"
+        )
+    }
+
+    /// Counts candidate delimiters outside quotes per line for the first `maxLines` lines in the
+    /// buffer. `complete` is how many lines ended inside the buffer.
+    private func sampleLines(candidates: [UInt8], maxLines: Int) -> (counts: [[Int]], complete: Int) {
+        buffer.storage.withUnsafeBufferPointer { p in
+            var out: [[Int]] = []
+            var complete = 0
+            var counts = [Int](repeating: 0, count: candidates.count)
+            var inQuotes = false
+            var i = buffer.start
+            var lineHasContent = false
+            while i < buffer.end && out.count < maxLines {
+                let c = p[i]
+                if c == UInt8(ascii: "\"") {
+                    inQuotes.toggle()
+                    lineHasContent = true
+                } else if !inQuotes && (c == 0x0A || c == 0x0D) {
+                    if lineHasContent {
+                        out.append(counts)
+                        complete += 1
+                    }
+                    counts = [Int](repeating: 0, count: candidates.count)
+                    lineHasContent = false
+                } else {
+                    lineHasContent = true
+                    if !inQuotes, let k = candidates.firstIndex(of: c) { counts[k] += 1 }
+                }
+                i += 1
+            }
+            if lineHasContent && out.count < maxLines && buffer.eof && !inQuotes { out.append(counts); complete += 1 }
+            return (out, complete)
+        }
+    }
+
+    static func delimiterName(_ d: UInt8) -> String {
+        d == 0x09 ? "tab" : "'\(Character(Unicode.Scalar(d)))'"
+    }
+}

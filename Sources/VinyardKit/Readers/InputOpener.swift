@@ -1,0 +1,145 @@
+/// An input's format.
+public enum InputFormat: String, Sendable, Hashable, CaseIterable {
+    case csv, json, jsonl
+}
+
+/// How to read an input. Everything left nil is detected.
+public struct ReadOptions: Sendable, Hashable {
+    /// Forces the format; nil lets the file name, then the content, decide.
+    public var format: InputFormat?
+    /// Forces the CSV delimiter; nil detects it from the header.
+    public var delimiter: UInt8?
+    public var encoding: TextEncoding
+    /// The largest record, JSON element or line accepted, in bytes.
+    public var maxRecordBytes: Int
+
+    public init(format: InputFormat? = nil, delimiter: UInt8? = nil, encoding: TextEncoding = .auto,
+                maxRecordBytes: Int = 256 * 1024 * 1024) {
+        self.format = format
+        self.delimiter = delimiter
+        self.encoding = encoding
+        self.maxRecordBytes = maxRecordBytes
+    }
+
+    /// Parses a `--delimiter` value: one ASCII character, or `tab`/`\t`.
+    public static func delimiter(from text: String) throws -> UInt8 {
+        switch text {
+        case "tab", "\\t", "\t": return 0x09
+        default:
+            guard text.utf8.count == 1, let b = text.utf8.first, b < 0x80, b != UInt8(ascii: "\""),
+                b != 0x0A, b != 0x0D
+            else {
+                throw VinyardError(.usage, "--delimiter must be one ASCII character (or 'tab'), not '\(text)'")
+            }
+            return b
+        }
+    }
+}
+
+/// A reader for one input, whatever its format: CSV, JSON or JSON Lines, optionally gzip
+/// compressed, from a file or standard input.
+public final class InputReader: RecordReader {
+    public var inputName: String { base.inputName }
+    /// The format read (forced, from the name, or from the content).
+    public let format: InputFormat
+    /// True when the input was gzip-compressed.
+    public let isGzip: Bool
+    private var base: any RecordReader
+
+    init(base: any RecordReader, format: InputFormat, isGzip: Bool) {
+        self.base = base
+        self.format = format
+        self.isGzip = isGzip
+    }
+
+    /// The CSV header (nil for JSON inputs).
+    public var csvHeader: [String]? { (base as? CSVReader)?.header }
+    /// The CSV delimiter in use (nil for JSON inputs).
+    public var csvDelimiter: UInt8? { (base as? CSVReader)?.delimiter }
+    /// The key of the object wrapping a JSON record array (`vehicles`), if any.
+    public var wrapperKey: String? { (base as? JSONReader)?.wrapperKey }
+
+    public func next() throws -> ReadItem? { try base.next() }
+}
+
+/// Opens an input (a path, or `-` for standard input) for reading records.
+///
+/// gzip is detected by its magic bytes. The format is `options.format` when set; else the name
+/// decides (`.csv`, `.tsv`, `.json`, `.jsonl`, `.ndjson`, after stripping `.gz`); else the content:
+/// a first non-whitespace byte `[` means JSON; `{` means JSON Lines when a complete object is
+/// followed, on a later line, by another `{` (the rest of its line being blank), else JSON;
+/// anything else is CSV. An empty input read as CSV or JSON Lines has zero records.
+/// - Throws: `.missingInput` (absent file, directory), `.malformedInput` (corrupt gzip, binary data,
+///   JSON syntax), `.usage` (ambiguous delimiter).
+public func openInput(path: String, options: ReadOptions = ReadOptions()) throws -> InputReader {
+    let file = try FileByteSource(path: path)
+    // Sniff the gzip magic.
+    var prefix = [UInt8](repeating: 0, count: 64 * 1024)
+    var got = 0
+    while got < 2 {
+        let n = try prefix.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[got...])) }
+        if n == 0 { break }
+        got += n
+    }
+    prefix.removeSubrange(got...)
+    let isGzip = got >= 2 && prefix[0] == 0x1F && prefix[1] == 0x8B
+    let raw = PrefixedByteSource(prefix: prefix, rest: file)
+    let source: any ByteSource = isGzip ? try GzipByteSource(source: raw) : raw
+    let buffer = InputBuffer(source: source, maxRecordBytes: options.maxRecordBytes)
+
+    var name = path.lowercased()
+    if name.hasSuffix(".gz") { name.removeLast(3) }
+    var defaultDelimiter: UInt8?
+    let format: InputFormat
+    if let forced = options.format {
+        format = forced
+        if name.hasSuffix(".tsv") { defaultDelimiter = 0x09 }
+    } else if name.hasSuffix(".csv") {
+        format = .csv
+    } else if name.hasSuffix(".tsv") {
+        format = .csv
+        defaultDelimiter = 0x09
+    } else if name.hasSuffix(".json") {
+        format = .json
+    } else if name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson") {
+        format = .jsonl
+    } else {
+        format = try sniffFormat(buffer)
+    }
+
+    let reader: any RecordReader
+    switch format {
+    case .csv:
+        reader = try CSVReader(buffer: buffer, delimiter: options.delimiter ?? nil, encoding: options.encoding,
+                               defaultDelimiter: defaultDelimiter)
+    case .json:
+        let json = JSONReader(buffer: buffer, encoding: options.encoding)
+        try json.begin()
+        reader = json
+    case .jsonl:
+        reader = try JSONLinesReader(buffer: buffer, encoding: options.encoding)
+    }
+    return InputReader(base: reader, format: format, isGzip: isGzip)
+}
+
+/// Decides the format from the first bytes of the (decompressed) content.
+func sniffFormat(_ buffer: InputBuffer) throws -> InputFormat {
+    try buffer.fill(atLeast: 1024 * 1024)
+    return buffer.storage.withUnsafeBufferPointer { whole -> InputFormat in
+        let p = UnsafeBufferPointer(rebasing: whole[0..<buffer.end])
+        var i = buffer.start
+        if p.count - i >= 3, p[i] == 0xEF, p[i + 1] == 0xBB, p[i + 2] == 0xBF { i += 3 }
+        func isWS(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
+        while i < p.count, isWS(p[i]) { i += 1 }
+        guard i < p.count else { return .csv }
+        if p[i] == UInt8(ascii: "[") { return .json }
+        guard p[i] == UInt8(ascii: "{") else { return .csv }
+        var parser = JSONParser()
+        guard case .value(_, let end) = parser.parse(p, from: i, final: buffer.eof) else { return .json }
+        var j = end
+        while j < p.count, p[j] == 0x20 || p[j] == 0x09 || p[j] == 0x0D { j += 1 }
+        guard j < p.count, p[j] == 0x0A else { return .json }
+        while j < p.count, isWS(p[j]) { j += 1 }
+        return j < p.count && p[j] == UInt8(ascii: "{") ? .jsonl : .json
+    }
+}

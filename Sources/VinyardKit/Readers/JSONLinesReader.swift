@@ -1,0 +1,106 @@
+/// A streaming JSON Lines reader: one JSON object per line. Blank lines are skipped; a line that
+/// is not one well-formed object is a ``RawReject`` (`row.malformed`) with its line, and reading
+/// goes on.
+public final class JSONLinesReader: RecordReader {
+    public let inputName: String
+    private let buffer: InputBuffer
+    private var parser: JSONParser
+    private let encoding: TextEncoding
+    private var line = 1
+
+    init(buffer: InputBuffer, encoding: TextEncoding) throws {
+        self.buffer = buffer
+        self.inputName = buffer.source.name
+        self.encoding = encoding
+        self.parser = JSONParser(encoding: encoding)
+        try buffer.skipBOM()
+    }
+
+    /// Creates a reader over any byte source.
+    public convenience init(source: any ByteSource, encoding: TextEncoding = .auto, maxRecordBytes: Int = 256 * 1024 * 1024) throws {
+        try self.init(buffer: InputBuffer(source: source, maxRecordBytes: maxRecordBytes), encoding: encoding)
+    }
+
+    public func next() throws -> ReadItem? {
+        while true {
+            // Find the end of the line.
+            var scanFrom = buffer.start
+            var lineEnd = -1
+            while true {
+                let found: Int? = buffer.storage.withUnsafeBufferPointer { p in
+                    var i = scanFrom
+                    while i < buffer.end {
+                        if p[i] == 0x0A { return i }
+                        i += 1
+                    }
+                    return nil
+                }
+                if let found {
+                    lineEnd = found
+                    break
+                }
+                let consumedBefore = buffer.start
+                scanFrom = buffer.end - consumedBefore
+                if !(try buffer.fill(what: "JSON Lines line")) {
+                    lineEnd = buffer.end
+                    break
+                }
+                scanFrom += buffer.start
+            }
+            let lineStart = buffer.start
+            if lineStart >= buffer.end && buffer.eof { return nil }
+            let lineNumber = line
+            line += 1
+            let next = min(lineEnd + 1, buffer.end)
+            defer { buffer.start = next }
+            // Blank?
+            let blank = buffer.storage.withUnsafeBufferPointer { p in
+                p[lineStart..<lineEnd].allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+            }
+            if blank {
+                if lineEnd >= buffer.end && buffer.eof { buffer.start = next; return nil }
+                continue
+            }
+            let provenance = Provenance(input: inputName, line: lineNumber)
+            parser.sawInvalidUTF8 = false
+            parser.decodeAsWindows1252 = false
+            var outcome = parseLine(lineStart, lineEnd)
+            var flagged = parser.sawInvalidUTF8
+            if flagged && encoding == .auto {
+                parser.decodeAsWindows1252 = true
+                outcome = parseLine(lineStart, lineEnd)
+            }
+            if encoding == .windows1252 { flagged = false }
+            var problem: String
+            switch outcome {
+            case .value(let v, let end):
+                let trailing = buffer.storage.withUnsafeBufferPointer { p in
+                    p[end..<lineEnd].firstIndex { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }
+                }
+                if let trailing {
+                    problem = "column \(trailing - lineStart + 1): unexpected characters after the value"
+                } else if case .object(let fields) = v {
+                    return .record(RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged))
+                } else {
+                    problem = "the line holds \(JSONReader.kindName(v)), not an object"
+                }
+            case .failure(let message, let at):
+                problem = "column \(at - lineStart + 1): \(message)"
+            case .needMore:
+                problem = "unexpected end of line"
+            }
+            let text = buffer.storage.withUnsafeBufferPointer { p in
+                let slice = UnsafeBufferPointer(rebasing: p[lineStart..<lineEnd])
+                return TextDecoding.decode(slice, encoding: encoding, recordIsUTF8: TextDecoding.isValidUTF8(slice))
+            }
+            let finding = Finding(.rowMalformed, .error, message: "malformed JSON Lines line: \(problem)", input: inputName, line: lineNumber)
+            return .reject(RawReject(provenance: provenance, text: text, finding: finding))
+        }
+    }
+
+    private func parseLine(_ start: Int, _ end: Int) -> JSONParser.Outcome {
+        buffer.storage.withUnsafeBufferPointer { whole in
+            parser.parse(UnsafeBufferPointer(rebasing: whole[0..<end]), from: start, final: true)
+        }
+    }
+}

@@ -1,0 +1,341 @@
+/// A streaming reader of JSON records: a top-level array of objects, an object wrapping one array
+/// of objects (`{"vehicles": [...]}`), or a one-element array wrapping such an object
+/// (`[{"vehicles": [...]}]`). Elements are parsed one at a time; the file is never loaded whole.
+///
+/// Shapes, decided by looking at the start of the input:
+/// - `[` … : each element is a record; an element that is not an object is a reject
+///   (`row.malformed`) and reading goes on. When the array's first element is an object whose
+///   only member is an array of objects and nothing follows it but `]`, that inner array holds the
+///   records (``wrapperKey`` names its key).
+/// - `{` … : when its first member is an array of objects and any other members are scalars
+///   (`{"vehicles": [...], "count": 2}`), that array holds the records (the other members are
+///   syntax-checked and ignored); otherwise the object is one record. Objects and first elements
+///   larger than 1 MiB whose first member is an array are taken as wrappers (streamed).
+/// - A syntax error is fatal: `.malformedInput` with `FILE:LINE:COL: …`.
+/// - An empty (or all-whitespace) input is malformed: a JSON text holds one value.
+public final class JSONReader: RecordReader {
+    public let inputName: String
+    /// The key of the object wrapping the record array (`vehicles`), if any.
+    public private(set) var wrapperKey: String?
+
+    private let buffer: InputBuffer
+    private var parser: JSONParser
+    private let encoding: TextEncoding
+    private var line = 1
+    /// Absolute offset of the byte after the last newline seen (for columns).
+    private var lineStartOffset = 0
+    private var index = 0
+    private enum State { case start, firstElement, afterElement, singleObject, done }
+    private var state = State.start
+    private var insideObjectWrapper = false
+    private var insideArrayWrapper = false
+    private static let lookahead = 1024 * 1024
+
+    init(buffer: InputBuffer, encoding: TextEncoding) {
+        self.buffer = buffer
+        self.inputName = buffer.source.name
+        self.encoding = encoding
+        self.parser = JSONParser(encoding: encoding)
+    }
+
+    /// Creates a reader over any byte source.
+    public convenience init(source: any ByteSource, encoding: TextEncoding = .auto, maxRecordBytes: Int = 256 * 1024 * 1024) throws {
+        self.init(buffer: InputBuffer(source: source, maxRecordBytes: maxRecordBytes), encoding: encoding)
+        try begin()
+    }
+
+    /// Reads the opening of the input and decides its shape.
+    func begin() throws {
+        guard state == .start else { return }
+        try buffer.skipBOM()
+        guard let c = try peek() else {
+            throw VinyardError(.malformedInput, "\(inputName):1:1: empty input; a JSON file holds an array or an object")
+        }
+        switch c {
+        case UInt8(ascii: "["):
+            try buffer.fill(atLeast: Self.lookahead)
+            let afterBracket = buffer.start + 1
+            if let key = try wrapperKeyAt(skippingWhitespaceFrom: afterBracket, inArray: true) {
+                wrapperKey = key
+                insideArrayWrapper = true
+                try enterWrapper()
+            } else {
+                advance(to: afterBracket)
+            }
+            state = .firstElement
+        case UInt8(ascii: "{"):
+            try buffer.fill(atLeast: Self.lookahead)
+            if let key = try wrapperKeyAt(skippingWhitespaceFrom: buffer.start, inArray: false) {
+                wrapperKey = key
+                try enterWrapper()
+                state = .firstElement
+            } else {
+                state = .singleObject
+            }
+        default:
+            throw error("the top-level value is not an array or an object (found \(JSONParser.describe(c)))", at: buffer.start)
+        }
+    }
+
+    public func next() throws -> ReadItem? {
+        if state == .start { try begin() }
+        switch state {
+        case .start, .done:
+            return nil
+        case .singleObject:
+            let item = try element()
+            try expectEnd(afterSingle: true)
+            state = .done
+            return item
+        case .firstElement:
+            if try peek() == UInt8(ascii: "]") {
+                advance(to: buffer.start + 1)
+                try close()
+                return nil
+            }
+            state = .afterElement
+            return try element()
+        case .afterElement:
+            guard let c = try peek() else { throw error("unexpected end of input; expected ',' or ']'", at: buffer.start) }
+            if c == UInt8(ascii: "]") {
+                advance(to: buffer.start + 1)
+                try close()
+                return nil
+            }
+            guard c == UInt8(ascii: ",") else {
+                throw error("expected ',' or ']' after an array element, found \(JSONParser.describe(c))", at: buffer.start)
+            }
+            advance(to: buffer.start + 1)
+            return try element()
+        }
+    }
+
+    // MARK: - Shape
+
+    /// When the bytes from `from` (after whitespace) open an object whose only member is an array
+    /// of objects (and, `inArray`, nothing but `]` follows that object), returns the member's key.
+    private func wrapperKeyAt(skippingWhitespaceFrom from: Int, inArray: Bool) throws -> String? {
+        let eof = buffer.eof
+        return buffer.storage.withUnsafeBufferPointer { whole -> String? in
+            let p = UnsafeBufferPointer(rebasing: whole[0..<buffer.end])
+            var i = from
+            while i < p.count, p[i] == 0x20 || p[i] == 0x0A || p[i] == 0x0D || p[i] == 0x09 { i += 1 }
+            guard i < p.count, p[i] == UInt8(ascii: "{") else { return nil }
+            // The first member's value must be an array.
+            var probe = JSONParser(maxDepth: 2, encoding: encoding)
+            var k = i + 1
+            while k < p.count, p[k] == 0x20 || p[k] == 0x0A || p[k] == 0x0D || p[k] == 0x09 { k += 1 }
+            guard k < p.count, p[k] == UInt8(ascii: "\"") else { return nil }
+            guard case .value(.string(let key), let keyEnd) = probe.parse(p, from: k, final: true) else { return nil }
+            k = keyEnd
+            while k < p.count, p[k] == 0x20 || p[k] == 0x0A || p[k] == 0x0D || p[k] == 0x09 { k += 1 }
+            guard k < p.count, p[k] == UInt8(ascii: ":") else { return nil }
+            k += 1
+            while k < p.count, p[k] == 0x20 || p[k] == 0x0A || p[k] == 0x0D || p[k] == 0x09 { k += 1 }
+            guard k < p.count, p[k] == UInt8(ascii: "[") else { return nil }
+            // Parse the whole object when it fits in the look-ahead window.
+            var full = JSONParser(encoding: encoding)
+            switch full.parse(p, from: i, final: eof) {
+            case .needMore:
+                return key  // too large to be one record: a wrapper
+            case .failure:
+                return nil  // let the normal path report the error
+            case .value(let v, let end):
+                guard case .object(let members) = v, let first = members.first,
+                    case .array(let elements) = first.value,
+                    members.dropFirst().allSatisfy({ Self.isScalar($0.value) }),
+                    elements.allSatisfy({ if case .object = $0 { true } else { false } })
+                else { return nil }
+                if inArray {
+                    var j = end
+                    while j < p.count, p[j] == 0x20 || p[j] == 0x0A || p[j] == 0x0D || p[j] == 0x09 { j += 1 }
+                    guard j < p.count, p[j] == UInt8(ascii: "]") else { return nil }
+                }
+                return key
+            }
+        }
+    }
+
+    /// Moves past `[ {"key" : [` (or `{"key" : [`) into the record array.
+    private func enterWrapper() throws {
+        if insideArrayWrapper {
+            _ = try peek()
+            advance(to: buffer.start + 1)  // [
+        }
+        _ = try peek()
+        advance(to: buffer.start + 1)  // {
+        insideObjectWrapper = true
+        _ = try peek()
+        _ = try parseValue(maxDepth: 1)  // the key
+        guard try peek() == UInt8(ascii: ":") else { throw error("expected ':'", at: buffer.start) }
+        advance(to: buffer.start + 1)
+        guard try peek() == UInt8(ascii: "[") else { throw error("expected '['", at: buffer.start) }
+        advance(to: buffer.start + 1)
+    }
+
+    /// After the record array's `]`: the rest of the wrapper, then the end of input.
+    private func close() throws {
+        state = .done
+        if insideObjectWrapper {
+            while true {
+                guard let c = try peek() else { throw error("unexpected end of input; expected ',' or '}'", at: buffer.start) }
+                if c == UInt8(ascii: "}") {
+                    advance(to: buffer.start + 1)
+                    break
+                }
+                guard c == UInt8(ascii: ",") else { throw error("expected ',' or '}' after the record array, found \(JSONParser.describe(c))", at: buffer.start) }
+                advance(to: buffer.start + 1)
+                guard try peek() == UInt8(ascii: "\"") else { throw error("expected a string key", at: buffer.start) }
+                _ = try parseValue(maxDepth: 1)
+                guard try peek() == UInt8(ascii: ":") else { throw error("expected ':' after an object key", at: buffer.start) }
+                advance(to: buffer.start + 1)
+                _ = try parseValue(maxDepth: parser.maxDepth)
+            }
+        }
+        if insideArrayWrapper {
+            guard try peek() == UInt8(ascii: "]") else { throw error("expected ']' closing the outer array", at: buffer.start) }
+            advance(to: buffer.start + 1)
+        }
+        try expectEnd(afterSingle: false)
+    }
+
+    private func expectEnd(afterSingle: Bool) throws {
+        if let c = try peek() {
+            let hint = afterSingle && c == UInt8(ascii: "{") ? "; is this JSON Lines? use --input-format jsonl" : ""
+            throw error("unexpected \(JSONParser.describe(c)) after the top-level value\(hint)", at: buffer.start)
+        }
+    }
+
+    // MARK: - Elements
+
+    private func element() throws -> ReadItem {
+        _ = try peek()
+        let startLine = line
+        let elementIndex = index
+        index += 1
+        let provenance = Provenance(input: inputName, line: startLine, index: state == .singleObject ? nil : elementIndex)
+        let startOffset = buffer.start
+        let (value, flagged, text) = try parseValue(maxDepth: parser.maxDepth, keepText: true, textFrom: startOffset)
+        if case .object(let fields) = value {
+            return .record(RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged))
+        }
+        let finding = Finding(
+            .rowMalformed, .error,
+            message: "element \(elementIndex) is \(Self.kindName(value)), not an object",
+            input: inputName, line: startLine)
+        return .reject(RawReject(provenance: provenance, text: text ?? "", finding: finding))
+    }
+
+    static func isScalar(_ v: RawValue) -> Bool {
+        switch v {
+        case .array, .object: false
+        default: true
+        }
+    }
+
+    static func kindName(_ v: RawValue) -> String {
+        switch v {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    /// Parses one value at the current position, refilling as needed, and moves past it.
+    private func parseValue(maxDepth: Int, keepText: Bool = false, textFrom: Int = 0) throws -> (RawValue, Bool, String?) {
+        parser.maxDepth = maxDepth
+        while true {
+            let start = buffer.start
+            parser.sawInvalidUTF8 = false
+            parser.decodeAsWindows1252 = false
+            var outcome = buffer.storage.withUnsafeBufferPointer { whole in
+                parser.parse(UnsafeBufferPointer(rebasing: whole[0..<buffer.end]), from: start, final: buffer.eof)
+            }
+            var flagged = parser.sawInvalidUTF8
+            if flagged && encoding == .auto {
+                parser.decodeAsWindows1252 = true
+                outcome = buffer.storage.withUnsafeBufferPointer { whole in
+                    parser.parse(UnsafeBufferPointer(rebasing: whole[0..<buffer.end]), from: start, final: buffer.eof)
+                }
+            }
+            if encoding == .windows1252 { flagged = false }
+            switch outcome {
+            case .value(let v, let end):
+                var text: String?
+                if keepText, case .object = v {} else if keepText {
+                    text = buffer.storage.withUnsafeBufferPointer {
+                        String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self)
+                    }
+                }
+                advance(to: end)
+                return (v, flagged, text)
+            case .needMore:
+                try buffer.fill(what: "JSON element")
+            case .failure(let message, let at):
+                throw error(message, at: at)
+            }
+        }
+    }
+
+    // MARK: - Position
+
+    /// Skips whitespace (refilling) and returns the next byte, or nil at the end of input.
+    private func peek() throws -> UInt8? {
+        while true {
+            let found: UInt8? = buffer.storage.withUnsafeBufferPointer { p in
+                var i = buffer.start
+                while i < buffer.end {
+                    let c = p[i]
+                    if c == 0x0A {
+                        line += 1
+                        lineStartOffset = buffer.base + i + 1
+                    } else if c != 0x20 && c != 0x0D && c != 0x09 {
+                        buffer.start = i
+                        return c
+                    }
+                    i += 1
+                }
+                buffer.start = i
+                return nil
+            }
+            if let found { return found }
+            if !(try buffer.fill()) { return nil }
+        }
+    }
+
+    /// Moves the position to `end`, counting lines.
+    private func advance(to end: Int) {
+        buffer.storage.withUnsafeBufferPointer { p in
+            var i = buffer.start
+            while i < end {
+                if p[i] == 0x0A {
+                    line += 1
+                    lineStartOffset = buffer.base + i + 1
+                }
+                i += 1
+            }
+        }
+        buffer.start = end
+    }
+
+    private func error(_ message: String, at offset: Int) -> VinyardError {
+        var l = line
+        var lineStart = lineStartOffset
+        buffer.storage.withUnsafeBufferPointer { p in
+            var i = buffer.start
+            let limit = min(offset, buffer.end)
+            while i < limit {
+                if p[i] == 0x0A {
+                    l += 1
+                    lineStart = buffer.base + i + 1
+                }
+                i += 1
+            }
+        }
+        let column = buffer.base + offset - lineStart + 1
+        return VinyardError(.malformedInput, "\(inputName):\(l):\(column): \(message)")
+    }
+}

@@ -1,0 +1,84 @@
+/// How a reader turns bytes into text.
+public enum TextEncoding: String, Sendable, Hashable, CaseIterable {
+    /// UTF-8, falling back to Windows-1252 per record when a record is not valid UTF-8 (flagged).
+    case auto
+    /// UTF-8 always; invalid bytes become U+FFFD and the record is flagged.
+    case utf8 = "utf-8"
+    /// Windows-1252 (a superset of Latin-1 for printable text) for the whole input.
+    case windows1252 = "windows-1252"
+}
+
+enum TextDecoding {
+    /// True when the bytes are all ASCII.
+    @inline(__always)
+    static func isASCII(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+        var acc: UInt8 = 0
+        for b in p { acc |= b }
+        return acc < 0x80
+    }
+
+    /// Strict UTF-8 validation (no overlong forms, no surrogates, nothing above U+10FFFF).
+    static func isValidUTF8(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        let n = p.count
+        while i < n {
+            let b0 = p[i]
+            if b0 < 0x80 { i += 1; continue }
+            if b0 >= 0xC2 && b0 <= 0xDF {
+                guard i + 1 < n, p[i + 1] & 0xC0 == 0x80 else { return false }
+                i += 2
+            } else if b0 >= 0xE0 && b0 <= 0xEF {
+                guard i + 2 < n else { return false }
+                let b1 = p[i + 1], b2 = p[i + 2]
+                guard b1 & 0xC0 == 0x80, b2 & 0xC0 == 0x80 else { return false }
+                if b0 == 0xE0 && b1 < 0xA0 { return false }
+                if b0 == 0xED && b1 >= 0xA0 { return false }
+                i += 3
+            } else if b0 >= 0xF0 && b0 <= 0xF4 {
+                guard i + 3 < n else { return false }
+                let b1 = p[i + 1], b2 = p[i + 2], b3 = p[i + 3]
+                guard b1 & 0xC0 == 0x80, b2 & 0xC0 == 0x80, b3 & 0xC0 == 0x80 else { return false }
+                if b0 == 0xF0 && b1 < 0x90 { return false }
+                if b0 == 0xF4 && b1 >= 0x90 { return false }
+                i += 4
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Windows-1252 code points for 0x80-0x9F (the five undefined bytes map to the C1 controls,
+    /// as WHATWG does).
+    static let cp1252High: [UInt32] = [
+        0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x008D,
+        0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A,
+        0x0153, 0x009D, 0x017E, 0x0178,
+    ]
+
+    /// Decodes bytes as Windows-1252.
+    static func windows1252(_ p: UnsafeBufferPointer<UInt8>) -> String {
+        var scalars = String.UnicodeScalarView()
+        for b in p {
+            let v: UInt32 = (b >= 0x80 && b <= 0x9F) ? cp1252High[Int(b - 0x80)] : UInt32(b)
+            if let s = Unicode.Scalar(v) { scalars.append(s) }
+        }
+        return String(scalars)
+    }
+
+    @inline(__always)
+    static func utf8(_ p: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: p, as: UTF8.self)
+    }
+
+    /// Decodes one record's field bytes with `encoding`, where `recordIsUTF8` says whether the
+    /// whole record validated as UTF-8.
+    @inline(__always)
+    static func decode(_ p: UnsafeBufferPointer<UInt8>, encoding: TextEncoding, recordIsUTF8: Bool) -> String {
+        switch encoding {
+        case .windows1252: return isASCII(p) ? utf8(p) : windows1252(p)
+        case .utf8: return utf8(p)
+        case .auto: return recordIsUTF8 ? utf8(p) : windows1252(p)
+        }
+    }
+}

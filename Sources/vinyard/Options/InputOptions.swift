@@ -1,0 +1,37 @@
+import ArgumentParser
+import VinyardKit
+
+/// The input files and how to read them, shared by the commands that read records.
+struct InputOptions: ParsableArguments {
+    @Argument(help: "Input files (CSV, JSON, JSON Lines, optionally gzip-compressed); '-' reads standard input.")
+    var inputs: [String] = []
+
+    @Option(name: .customLong("input-format"), help: "Force the input format: csv, json or jsonl (default: from the file name, then the content).")
+    var inputFormat: String?
+
+    @Option(help: "Force the CSV delimiter: one character, or 'tab' (default: detected from the header).")
+    var delimiter: String?
+
+    @Option(help: "Force the text encoding: utf-8 or windows-1252 (default: UTF-8, Windows-1252 for rows that are not valid UTF-8).")
+    var encoding: String?
+
+    /// The reader options these flags describe.
+    func readOptions() throws -> ReadOptions {
+        var options = ReadOptions()
+        if let inputFormat {
+            guard let f = InputFormat(rawValue: inputFormat.lowercased()) else {
+                throw VinyardError(.usage, "--input-format must be csv, json or jsonl, not '\(inputFormat)'")
+            }
+            options.format = f
+        }
+        if let delimiter { options.delimiter = try ReadOptions.delimiter(from: delimiter) }
+        if let encoding {
+            switch encoding.lowercased() {
+            case "utf-8", "utf8": options.encoding = .utf8
+            case "windows-1252", "cp1252", "latin1", "latin-1", "iso-8859-1": options.encoding = .windows1252
+            default: throw VinyardError(.usage, "--encoding must be utf-8 or windows-1252, not '\(encoding)'")
+            }
+        }
+        return options
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+@testable import VinyardKit
+
+@Suite struct CSVReaderTests {
+    func read(_ text: String, delimiter: UInt8? = nil, chunk: Int = 1 << 20) throws -> (CSVReader, [ReadItem]) {
+        let reader = try CSVReader(source: MemorySource(text, chunk: chunk), delimiter: delimiter)
+        return (reader, try readAll(reader))
+    }
+
+    @Test(arguments: [1, 3, 7, 1 << 20])
+    func quotesEscapesAndNewlines(chunk: Int) throws {
+        let (reader, items) = try read("a,b,c\r\n\"x,1\",\"he said \"\"hi\"\"\",\"two\r\nlines\"\r\n4,5,6", chunk: chunk)
+        #expect(reader.header == ["a", "b", "c"])
+        #expect(items.count == 2)
+        #expect(items[0].record?.strings == ["x,1", "he said \"hi\"", "two\r\nlines"])
+        #expect(items[1].record?.strings == ["4", "5", "6"])
+        #expect(items[0].record?.provenance.line == 2)
+        #expect(items[1].record?.provenance.line == 4)
+    }
+
+    @Test func lineEndingsLFAndLoneCR() throws {
+        let (_, lf) = try read("a,b\n1,2\n3,4\n")
+        #expect(lf.compactMap(\.record).map(\.strings) == [["1", "2"], ["3", "4"]])
+        let (_, cr) = try read("a,b\r1,2\r3,4")
+        #expect(cr.compactMap(\.record).map(\.strings) == [["1", "2"], ["3", "4"]])
+        #expect(cr.compactMap(\.record).map(\.provenance.line) == [2, 3])
+    }
+
+    @Test func bomIsStripped() throws {
+        let reader = try CSVReader(source: MemorySource([0xEF, 0xBB, 0xBF] + Array("vin,make\nX,Y\n".utf8)))
+        #expect(reader.header == ["vin", "make"])
+    }
+
+    @Test(arguments: [(",", UInt8(ascii: ",")), (";", UInt8(ascii: ";")), ("\t", UInt8(0x09)), ("|", UInt8(ascii: "|"))])
+    func detectsDelimiter(sep: String, expected: UInt8) throws {
+        let (reader, items) = try read(["vin", "make", "\"a\(sep)b\""].joined(separator: sep) + "\n1\(sep)2\(sep)3\n")
+        #expect(reader.delimiter == expected)
+        #expect(reader.header == ["vin", "make", "a\(sep)b"])
+        #expect(items.first?.record?.strings == ["1", "2", "3"])
+    }
+
+    @Test func ambiguousDelimiterIsAUsageError() throws {
+        #expect {
+            _ = try read("a,b;c\n1,2;3\n")
+        } throws: { ($0 as? VinyardError)?.code == .usage && "\($0)".contains("--delimiter") }
+    }
+
+    @Test func ambiguityResolvedByConsistentRows() throws {
+        let (reader, _) = try read("name;odometer (km, approx);make\nA;1;B\nC;2;D\n")
+        #expect(reader.delimiter == UInt8(ascii: ";"))
+    }
+
+    @Test func forcedDelimiter() throws {
+        let (reader, items) = try read("a,b;c\n1,2;3\n", delimiter: UInt8(ascii: ";"))
+        #expect(reader.header == ["a,b", "c"])
+        #expect(items.first?.record?.strings == ["1,2", "3"])
+    }
+
+    @Test func raggedRowsAreRejectsPairedWithHeader() throws {
+        let (_, items) = try read("a,b\n1,2,3\n4\n5,6\n")
+        #expect(items.count == 3)
+        let long = try #require(items[0].reject)
+        #expect(long.finding.code == .rowRagged)
+        #expect(long.finding.severity == .error)
+        #expect(long.fields.map(\.name) == ["a", "b", "_extra_1"])
+        #expect(long.text == "1,2,3")
+        #expect(long.provenance.line == 2)
+        #expect(long.finding.message.contains("expected 2") && long.finding.message.contains("found 3"))
+        let short = try #require(items[1].reject)
+        #expect(short.fields.map(\.name) == ["a"])
+        #expect(items[2].record?.strings == ["5", "6"])
+    }
+
+    @Test func blankLinesSkippedAndLinesCounted() throws {
+        let (_, items) = try read("a\n\n1\n\n\n2\n")
+        #expect(items.compactMap(\.record).map(\.strings) == [["1"], ["2"]])
+        #expect(items.compactMap(\.record).map(\.provenance.line) == [3, 6])
+    }
+
+    @Test func unterminatedQuoteIsMalformedNamingTheLine() throws {
+        #expect {
+            _ = try read("a,b\n1,2\n3,\"oops\n4,5\n")
+        } throws: { ($0 as? VinyardError)?.code == .malformedInput && "\($0)".contains("mem:3") }
+    }
+
+    @Test func windows1252RowIsFlagged() throws {
+        let bytes = Array("name,city\n".utf8) + [0x4D, 0xFC, 0x6C, 0x6C, 0x65, 0x72, 0x2C, 0x80] + Array("\nJos\u{e9},x\n".utf8)
+        let items = try readAll(try CSVReader(source: MemorySource(bytes)))
+        #expect(items[0].record?.strings == ["Müller", "€"])
+        #expect(items[0].record?.decodedAsWindows1252 == true)
+        #expect(items[1].record?.strings == ["José", "x"])
+        #expect(items[1].record?.decodedAsWindows1252 == false)
+    }
+
+    @Test func forcedUTF8ReplacesAndFlags() throws {
+        let bytes = Array("n\n".utf8) + [0x41, 0xFF] + [0x0A]
+        let items = try readAll(try CSVReader(source: MemorySource(bytes), encoding: .utf8))
+        #expect(items[0].record?.strings == ["A\u{FFFD}"])
+        #expect(items[0].record?.decodedAsWindows1252 == true)
+    }
+
+    @Test func emptyInputHasNoRecords() throws {
+        let (reader, items) = try read("")
+        #expect(reader.header.isEmpty && items.isEmpty)
+    }
+
+    @Test func nulInHeaderIsMalformed() throws {
+        #expect(throws: VinyardError.self) { _ = try CSVReader(source: MemorySource([0x41, 0x00, 0x2C, 0x42, 0x0A])) }
+    }
+
+    @Test func wideAndLongFields() throws {
+        let columns = (0..<10_000).map { "c\($0)" }
+        let big = String(repeating: "x", count: 3_000_000)
+        let text = columns.joined(separator: ",") + "\n" + columns.indices.map { $0 == 5 ? "\"\(big)\"" : "\($0)" }.joined(separator: ",") + "\n"
+        let (reader, items) = try read(text, chunk: 65536)
+        #expect(reader.header.count == 10_000)
+        let r = try #require(items.first?.record)
+        #expect(r.fields.count == 10_000)
+        #expect(r.fields[5].value == .string(big))
+    }
+
+    @Test func textAfterClosingQuoteKept() throws {
+        let (_, items) = try read("a,b\n\"x\"y,2\n")
+        #expect(items.first?.record?.strings == ["xy", "2"])
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import VinyardKit
+
+@Suite struct JSONParserTests {
+    func parse(_ text: String) -> JSONParser.Outcome {
+        var parser = JSONParser()
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBufferPointer { parser.parse($0, from: 0, final: true) }
+    }
+
+    func value(_ text: String) -> RawValue? {
+        if case .value(let v, _) = parse(text) { return v }
+        return nil
+    }
+
+    @Test func scalarsAndNumbersKeepText() {
+        #expect(value("[1.50, -0, 2e10, true, false, null]") == .array([.number("1.50"), .number("-0"), .number("2e10"), .bool(true), .bool(false), .null]))
+    }
+
+    @Test func escapesAndSurrogates() {
+        #expect(value(#""a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00""#) == .string("a\"\\/\u{8}\u{c}\n\r\té😀"))
+        #expect(value(#""\ud800x""#) == .string("\u{FFFD}x"))
+    }
+
+    @Test(arguments: ["[1,]", "{\"a\":1,}", "[01]", "[1.]", "[.5]", "[\"\t\"]", "[\"\\x\"]", "// c\n[]", "[1 2]",
+                      "{\"a\" 1}", "[tru]", "[\"\\u12\"]", "{a:1}", "[-]", "[1e]", "'a'", "[", "[\"abc"])
+    func rejectsInvalid(_ text: String) {
+        if case .failure = parse(text) {} else { Issue.record("accepted \(text)") }
+    }
+
+    @Test func needsMoreWhenNotFinal() {
+        var parser = JSONParser()
+        let bytes = Array("{\"a\": [1, 2".utf8)
+        let outcome = bytes.withUnsafeBufferPointer { parser.parse($0, from: 0, final: false) }
+        if case .needMore = outcome {} else { Issue.record("expected needMore") }
+        let number = Array("12".utf8)
+        let o2 = number.withUnsafeBufferPointer { parser.parse($0, from: 0, final: false) }
+        if case .needMore = o2 {} else { Issue.record("a number at the end may go on") }
+    }
+
+    @Test func deepNestingIsAFailureNotACrash() {
+        let deep = String(repeating: "[", count: 100_000)
+        if case .failure(let message, _) = parse(deep) { #expect(message.contains("nesting")) } else { Issue.record("accepted") }
+    }
+}
+
+@Suite struct JSONReaderTests {
+    func items(_ text: String, chunk: Int = 1 << 20) throws -> (JSONReader, [ReadItem]) {
+        let reader = try JSONReader(source: MemorySource(text, chunk: chunk))
+        return (reader, try readAll(reader))
+    }
+
+    @Test(arguments: [1, 5, 1 << 20])
+    func topLevelArrayWithProvenance(chunk: Int) throws {
+        let (reader, all) = try items("[\n  {\"a\": 1},\n  {\"a\": \"x\"},\n  7,\n  {}\n]\n", chunk: chunk)
+        #expect(reader.wrapperKey == nil)
+        #expect(all.count == 4)
+        #expect(all[0].record?.fields == [RawField("a", .number("1"))])
+        #expect(all[1].record?.provenance == Provenance(input: "mem", line: 3, index: 1))
+        #expect(all[2].reject?.finding.code == .rowMalformed)
+        #expect(all[2].reject?.text == "7")
+        #expect(all[3].record?.fields == [])
+    }
+
+    @Test(arguments: ["{\"vehicles\": [{\"id\": 1}, {\"id\": 2}]}", "[{\"vehicles\": [{\"id\": 1}, {\"id\": 2}]}]",
+                      " {\"vehicles\":[{\"id\":1},{\"id\":2}], \"count\": 2} "])
+    func wrappers(_ text: String) throws {
+        let (reader, all) = try items(text, chunk: 3)
+        #expect(reader.wrapperKey == "vehicles")
+        #expect(all.compactMap(\.record).map { $0["id"] } == [.number("1"), .number("2")])
+    }
+
+    @Test func objectWithArrayMemberIsOneRecord() throws {
+        let (reader, all) = try items("{\"tags\": [1, 2], \"id\": 3}")
+        #expect(reader.wrapperKey == nil)
+        #expect(all.count == 1)
+        #expect(all[0].record?["id"] == .number("3"))
+        let (_, single) = try items("[{\"specs\": [{\"k\": 1}], \"id\": 3}, {\"id\": 4}]")
+        #expect(single.compactMap(\.record).count == 2)
+    }
+
+    @Test func syntaxErrorNamesLineAndColumn() throws {
+        #expect {
+            _ = try items("[\n {\"a\": 1},\n {\"a\": 2,}\n]")
+        } throws: { ($0 as? VinyardError)?.code == .malformedInput && "\($0)".contains("mem:3:") }
+    }
+
+    @Test(arguments: ["", "   ", "42", "[1]]", "{\"a\":1}{\"b\":2}", "[{\"a\":1},]"])
+    func malformedInputs(_ text: String) throws {
+        #expect(throws: VinyardError.self) { _ = try items(text) }
+    }
+}
+
+@Suite struct JSONLinesReaderTests {
+    @Test func badLineIsARejectAndReadingGoesOn() throws {
+        let text = "{\"a\":1}\n\n{\"a\":\n[1]\n{\"a\":2}   \r\n{\"a\":3} x\n{\"a\":4}"
+        let items = try readAll(try JSONLinesReader(source: MemorySource(text, chunk: 4)))
+        #expect(items.compactMap(\.record).map { $0["a"] } == [.number("1"), .number("2"), .number("4")])
+        #expect(items.compactMap(\.record).map(\.provenance.line) == [1, 5, 7])
+        #expect(items.compactMap(\.reject).map(\.provenance.line) == [3, 4, 6])
+        #expect(items.compactMap(\.reject).allSatisfy { $0.finding.code == .rowMalformed })
+        #expect(items.compactMap(\.reject).first?.text == "{\"a\":")
+    }
+
+    @Test func windows1252Line() throws {
+        let bytes = Array("{\"n\":\"M".utf8) + [0xFC] + Array("ller\"}\n".utf8)
+        let items = try readAll(try JSONLinesReader(source: MemorySource(bytes)))
+        #expect(items.first?.record?["n"] == .string("Müller"))
+        #expect(items.first?.record?.decodedAsWindows1252 == true)
+    }
+}
