@@ -12,6 +12,7 @@ struct Vinyard: ParsableCommand {
             """,
         version: VinyardVersion.string,
         subcommands: [
+            Stats.self,
         ]
     )
 }

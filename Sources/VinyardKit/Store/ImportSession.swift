@@ -81,7 +81,7 @@ public final class ImportSession {
         try connection.execute(
             """
             CREATE TEMP TABLE IF NOT EXISTS vinyard_seen(table_name TEXT NOT NULL, key TEXT NOT NULL,
-              PRIMARY KEY(table_name, key)) WITHOUT ROWID;
+              prev_hash INTEGER NOT NULL, changed INTEGER NOT NULL, PRIMARY KEY(table_name, key)) WITHOUT ROWID;
             DELETE FROM temp.vinyard_seen;
             """)
         let start = try connection.prepare(
@@ -119,9 +119,10 @@ public final class ImportSession {
             """, persistent: true)
         try insertReject.bind(runID, at: 1)
         markSeen = try connection.prepare(
-            "INSERT OR IGNORE INTO temp.vinyard_seen(table_name, key) VALUES(?1, ?2)", persistent: true)
+            "INSERT OR REPLACE INTO temp.vinyard_seen(table_name, key, prev_hash, changed) VALUES(?1, ?2, ?3, ?4)",
+            persistent: true)
         checkSeen = try connection.prepare(
-            "SELECT 1 FROM temp.vinyard_seen WHERE table_name=?1 AND key=?2", persistent: true)
+            "SELECT prev_hash, changed FROM temp.vinyard_seen WHERE table_name=?1 AND key=?2", persistent: true)
     }
 
     deinit {
@@ -207,7 +208,10 @@ public final class ImportSession {
         guard let stored = try writer.existing(key) else {
             throw VinyardError(.store, "\(provenance.description): the row for a conflicting key vanished from \(table)")
         }
-        let inRun = try stored.runID == runID || isSeen(table: table, key: key)
+        // Keys stored before this run and already met in it are in `vinyard_seen`, with the hash
+        // the row had before the run.
+        let seen = try seenEntry(table: table, key: key)
+        let inRun = stored.runID == runID || seen != nil
         let conflicting = conflictingFields(stored.values, values)
         let kept: [FieldValue?]
         switch policy {
@@ -220,22 +224,28 @@ public final class ImportSession {
             policy: policy)
 
         if inRun {
+            let finalHash: Int64
             switch policy {
             case .last:
                 // The replaced values and their findings go to `duplicates`; the row takes the record.
                 let replacedFindings = try findings(table: table, key: key)
+                try removeEarlier(table: table, key: key, input: stored.input, line: stored.line, action: "replaced")
                 try addDuplicate(
                     table: table, key: key, input: stored.input, line: stored.line, action: "replaced",
                     raw: StoreJSON.values(stored.values, names: writer.names), findings: replacedFindings + conflicts)
                 try rewrite(writer, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line)
                 try clearFindings(table: table, key: key)
                 try addFindings(record.findings + conflicts, table: table, key: key, provenance: provenance)
+                finalHash = hash
             case .first:
+                try removeEarlier(table: table, key: key, provenance: provenance, action: "dropped")
                 try addDuplicate(
                     table: table, key: key, input: provenance.input, line: provenance.line, action: "dropped",
                     raw: StoreJSON.fields(record.raw.fields), findings: record.findings + conflicts)
                 try addFindings(conflicts, table: table, key: key, provenance: provenance)
+                finalHash = stored.hash
             case .merge:
+                try removeEarlier(table: table, key: key, provenance: provenance, action: "merged")
                 try addDuplicate(
                     table: table, key: key, input: provenance.input, line: provenance.line, action: "merged",
                     raw: StoreJSON.fields(record.raw.fields), findings: record.findings + conflicts)
@@ -244,6 +254,22 @@ public final class ImportSession {
                     try rewrite(writer, key: key, values: kept, hash: mergedHash, source: stored.source, input: stored.input, line: stored.line)
                 }
                 try addFindings(record.findings + conflicts, table: table, key: key, provenance: provenance)
+                finalHash = mergedHash
+            }
+            if let seen {
+                // The key's first occurrence in this run was counted as updated or unchanged
+                // against the row as it was before the run; count the net effect instead.
+                let changed = finalHash != seen.prevHash
+                if changed != seen.changed {
+                    if changed {
+                        counts.unchanged -= 1
+                        counts.updated += 1
+                    } else {
+                        counts.updated -= 1
+                        counts.unchanged += 1
+                    }
+                    try markSeen(table: table, key: key, prevHash: seen.prevHash, changed: changed)
+                }
             }
             return WriteResult(outcome: .duplicate, conflicts: conflicts)
         }
@@ -251,10 +277,9 @@ public final class ImportSession {
         // The key was stored by an earlier run.
         switch policy {
         case .last:
-            if hash == stored.hash {
-                try markSeen(table: table, key: key)
-                return WriteResult(outcome: .unchanged)
-            }
+            let changed = hash != stored.hash
+            try markSeen(table: table, key: key, prevHash: stored.hash, changed: changed)
+            if !changed { return WriteResult(outcome: .unchanged) }
             try rewrite(writer, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line)
             try clearFindings(table: table, key: key)
             try addFindings(record.findings, table: table, key: key, provenance: provenance)
@@ -265,16 +290,15 @@ public final class ImportSession {
                 // Values not taken are kept with the record; re-running the same input replaces
                 // these entries instead of piling them up.
                 let action = policy == .first ? "dropped" : "merged"
-                try removeEarlierConflicts(table: table, key: key, provenance: provenance, action: action)
+                try removeEarlier(table: table, key: key, provenance: provenance, action: action)
                 try addDuplicate(
                     table: table, key: key, input: provenance.input, line: provenance.line, action: action,
                     raw: StoreJSON.fields(record.raw.fields), findings: record.findings + conflicts)
                 try addFindings(conflicts, table: table, key: key, provenance: provenance)
             }
-            if keptHash == stored.hash {
-                try markSeen(table: table, key: key)
-                return WriteResult(outcome: .unchanged, conflicts: conflicts)
-            }
+            let changed = keptHash != stored.hash
+            try markSeen(table: table, key: key, prevHash: stored.hash, changed: changed)
+            if !changed { return WriteResult(outcome: .unchanged, conflicts: conflicts) }
             try rewrite(writer, key: key, values: kept, hash: keptHash, source: stored.source, input: stored.input, line: stored.line)
             try addFindings(record.findings.filter { $0.severity == .warning }, table: table, key: key, provenance: provenance)
             return WriteResult(outcome: .updated, conflicts: conflicts)
@@ -499,13 +523,19 @@ public final class ImportSession {
         deleteFindings.reset()
     }
 
-    private func removeEarlierConflicts(table: String, key: String, provenance: Provenance, action: String) throws(StoreError) {
+    /// Removes the `duplicates` entry and `key.conflict` findings an earlier run left for the same
+    /// record (same key, input and line), so re-running an input does not pile them up.
+    private func removeEarlier(table: String, key: String, provenance: Provenance, action: String) throws(StoreError) {
+        try removeEarlier(table: table, key: key, input: provenance.input, line: provenance.line, action: action)
+    }
+
+    private func removeEarlier(table: String, key: String, input: String?, line: Int?, action: String) throws(StoreError) {
         for statement in [deleteConflictFindings, deleteDuplicate] {
             statement.reset()
             try statement.bind(table, at: 1)
             try statement.bind(key, at: 2)
-            try statement.bind(provenance.input, at: 3)
-            try statement.bind(provenance.line, at: 4)
+            try statement.bind(input, at: 3)
+            try statement.bind(line, at: 4)
             if statement === deleteDuplicate { try statement.bind(action, at: 5) }
             try statement.step()
             statement.reset()
@@ -527,20 +557,23 @@ public final class ImportSession {
         insertDuplicate.reset()
     }
 
-    private func markSeen(table: String, key: String) throws(StoreError) {
+    private func markSeen(table: String, key: String, prevHash: Int64, changed: Bool) throws(StoreError) {
         markSeen.reset()
         try markSeen.bind(table, at: 1)
         try markSeen.bind(key, at: 2)
+        try markSeen.bind(prevHash, at: 3)
+        try markSeen.bind(Int64(changed ? 1 : 0), at: 4)
         try markSeen.step()
         markSeen.reset()
     }
 
-    private func isSeen(table: String, key: String) throws(StoreError) -> Bool {
+    private func seenEntry(table: String, key: String) throws(StoreError) -> (prevHash: Int64, changed: Bool)? {
         checkSeen.reset()
         defer { checkSeen.reset() }
         try checkSeen.bind(table, at: 1)
         try checkSeen.bind(key, at: 2)
-        return try checkSeen.step()
+        guard try checkSeen.step() else { return nil }
+        return (checkSeen.int64(0), checkSeen.int64(1) != 0)
     }
 
     static func optionsJSON(_ options: [String: String]) -> String {
