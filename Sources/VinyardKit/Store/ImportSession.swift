@@ -67,8 +67,6 @@ public final class ImportSession {
     private let insertDuplicate: Statement
     private let deleteDuplicate: Statement
     private let insertReject: Statement
-    private let markSeen: Statement
-    private let checkSeen: Statement
 
     private var connection: Connection { store.connection }
 
@@ -78,12 +76,6 @@ public final class ImportSession {
         startedAt = Date()
         timestamp = VinyardStore.timestamp(startedAt)
         let connection = store.connection
-        try connection.execute(
-            """
-            CREATE TEMP TABLE IF NOT EXISTS vinyard_seen(table_name TEXT NOT NULL, key TEXT NOT NULL,
-              prev_hash INTEGER NOT NULL, changed INTEGER NOT NULL, PRIMARY KEY(table_name, key)) WITHOUT ROWID;
-            DELETE FROM temp.vinyard_seen;
-            """)
         let start = try connection.prepare(
             "INSERT INTO import_runs(started_at, tool_version, options, status) VALUES(?1, ?2, ?3, 'running')")
         try start.execute([.text(timestamp), .text(VinyardVersion.string), .text(Self.optionsJSON(options))])
@@ -118,11 +110,6 @@ public final class ImportSession {
             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """, persistent: true)
         try insertReject.bind(runID, at: 1)
-        markSeen = try connection.prepare(
-            "INSERT OR REPLACE INTO temp.vinyard_seen(table_name, key, prev_hash, changed) VALUES(?1, ?2, ?3, ?4)",
-            persistent: true)
-        checkSeen = try connection.prepare(
-            "SELECT prev_hash, changed FROM temp.vinyard_seen WHERE table_name=?1 AND key=?2", persistent: true)
     }
 
     deinit {
@@ -190,28 +177,45 @@ public final class ImportSession {
         let writer = try tableWriter(for: schema)
         let table = schema.name
         var values = record.values
-        for i in values.indices { values[i] = TableWriter.normalize(values[i], writer.types[i]) }
+        if writer.needsNormalization(values) {
+            for i in values.indices { values[i] = TableWriter.normalize(values[i], writer.types[i]) }
+        }
         let hash = writer.hash(values)
         let provenance = record.provenance
 
-        // The common case, a new key, is one statement.
-        try writer.bindRow(
-            writer.insert, key: key, values: values, source: source, input: provenance.input, line: provenance.line,
-            hash: hash)
-        try writer.insert.step()
-        writer.insert.reset()
-        if connection.changes == 1 {
-            try addFindings(record.findings, table: table, key: key, provenance: provenance)
-            return WriteResult(outcome: .inserted)
+        // A new key is one statement; after a conflict the next key is looked up first.
+        var found: (rowID: Int64, runID: Int64, hash: Int64)?
+        if writer.lastConflicted { found = try writer.find(key) }
+        if found == nil {
+            try writer.bindRow(
+                writer.insert, key: key, values: values, source: source, input: provenance.input, line: provenance.line,
+                hash: hash)
+            try writer.insert.step()
+            writer.insert.reset()
+            if connection.changes == 1 {
+                writer.lastConflicted = false
+                try addFindings(record.findings, table: table, key: key, provenance: provenance)
+                return WriteResult(outcome: .inserted)
+            }
+            found = try writer.find(key)
         }
-
-        guard let stored = try writer.existing(key) else {
+        writer.lastConflicted = true
+        guard let found else {
             throw VinyardError(.store, "\(provenance.description): the row for a conflicting key vanished from \(table)")
         }
-        // Keys stored before this run and already met in it are in `vinyard_seen`, with the hash
-        // the row had before the run.
-        let seen = try seenEntry(table: table, key: key)
-        let inRun = stored.runID == runID || seen != nil
+        // Keys stored before this run and already met in it are in the writer's seen table, with
+        // the hash the row had before the run.
+        let seen = try writer.seenEntry(found.rowID)
+        let inRun = found.runID == runID || seen != nil
+        if !inRun && found.hash == hash {
+            // The common re-import case: same values, nothing is rewritten.
+            try writer.markSeen(found.rowID, prevHash: found.hash, changed: false)
+            return WriteResult(outcome: .unchanged)
+        }
+        guard let stored = try writer.existing(rowID: found.rowID) else {
+            throw VinyardError(.store, "\(provenance.description): the row for a conflicting key vanished from \(table)")
+        }
+        let rowID = found.rowID
         let conflicting = conflictingFields(stored.values, values)
         let kept: [FieldValue?]
         switch policy {
@@ -233,7 +237,7 @@ public final class ImportSession {
                 try addDuplicate(
                     table: table, key: key, input: stored.input, line: stored.line, action: "replaced",
                     raw: StoreJSON.values(stored.values, names: writer.names), findings: replacedFindings + conflicts)
-                try rewrite(writer, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line)
+                try rewrite(writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line)
                 try clearFindings(table: table, key: key)
                 try addFindings(record.findings + conflicts, table: table, key: key, provenance: provenance)
                 finalHash = hash
@@ -251,7 +255,7 @@ public final class ImportSession {
                     raw: StoreJSON.fields(record.raw.fields), findings: record.findings + conflicts)
                 let mergedHash = writer.hash(kept)
                 if mergedHash != stored.hash {
-                    try rewrite(writer, key: key, values: kept, hash: mergedHash, source: stored.source, input: stored.input, line: stored.line)
+                    try rewrite(writer, rowID: rowID, key: key, values: kept, hash: mergedHash, source: stored.source, input: stored.input, line: stored.line)
                 }
                 try addFindings(record.findings + conflicts, table: table, key: key, provenance: provenance)
                 finalHash = mergedHash
@@ -268,7 +272,7 @@ public final class ImportSession {
                         counts.updated -= 1
                         counts.unchanged += 1
                     }
-                    try markSeen(table: table, key: key, prevHash: seen.prevHash, changed: changed)
+                    try writer.markSeen(rowID, prevHash: seen.prevHash, changed: changed)
                 }
             }
             return WriteResult(outcome: .duplicate, conflicts: conflicts)
@@ -278,9 +282,9 @@ public final class ImportSession {
         switch policy {
         case .last:
             let changed = hash != stored.hash
-            try markSeen(table: table, key: key, prevHash: stored.hash, changed: changed)
+            try writer.markSeen(rowID, prevHash: stored.hash, changed: changed)
             if !changed { return WriteResult(outcome: .unchanged) }
-            try rewrite(writer, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line)
+            try rewrite(writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line)
             try clearFindings(table: table, key: key)
             try addFindings(record.findings, table: table, key: key, provenance: provenance)
             return WriteResult(outcome: .updated)
@@ -297,9 +301,9 @@ public final class ImportSession {
                 try addFindings(conflicts, table: table, key: key, provenance: provenance)
             }
             let changed = keptHash != stored.hash
-            try markSeen(table: table, key: key, prevHash: stored.hash, changed: changed)
+            try writer.markSeen(rowID, prevHash: stored.hash, changed: changed)
             if !changed { return WriteResult(outcome: .unchanged, conflicts: conflicts) }
-            try rewrite(writer, key: key, values: kept, hash: keptHash, source: stored.source, input: stored.input, line: stored.line)
+            try rewrite(writer, rowID: rowID, key: key, values: kept, hash: keptHash, source: stored.source, input: stored.input, line: stored.line)
             try addFindings(record.findings.filter { $0.severity == .warning }, table: table, key: key, provenance: provenance)
             return WriteResult(outcome: .updated, conflicts: conflicts)
         }
@@ -379,7 +383,7 @@ public final class ImportSession {
                 .integer(Int64(counts.unchanged)), .integer(Int64(counts.duplicates)), .integer(Int64(counts.rejected)),
                 .text(Self.countsJSON(findingCounts)), .real(elapsed), .text(status),
             ])
-            try connection.execute("DELETE FROM temp.vinyard_seen")
+            for writer in tables.values { try connection.execute("DELETE FROM \(writer.seenTable)") }
             try connection.commit()
         } catch {
             try? connection.rollback()
@@ -436,16 +440,19 @@ public final class ImportSession {
             return writer
         }
         try store.prepareTable(for: schema)
-        let writer = try TableWriter(schema: schema, connection: connection, runID: runID, timestamp: timestamp)
+        let writer = try TableWriter(
+            schema: schema, ordinal: tables.count, connection: connection, runID: runID, timestamp: timestamp)
         tables[schema.name] = writer
         lastWriter = writer
         return writer
     }
 
     private func rewrite(
-        _ writer: TableWriter, key: String, values: [FieldValue?], hash: Int64, source: String?, input: String?, line: Int?
+        _ writer: TableWriter, rowID: Int64, key: String, values: [FieldValue?], hash: Int64, source: String?,
+        input: String?, line: Int?
     ) throws(StoreError) {
         try writer.bindRow(writer.update, key: key, values: values, source: source, input: input, line: line, hash: hash)
+        try writer.update.bind(rowID, at: writer.rowIDIndex)
         try writer.update.step()
         writer.update.reset()
     }
@@ -555,25 +562,6 @@ public final class ImportSession {
         try insertDuplicate.bind(StoreJSON.findings(findings), at: 8)
         try insertDuplicate.step()
         insertDuplicate.reset()
-    }
-
-    private func markSeen(table: String, key: String, prevHash: Int64, changed: Bool) throws(StoreError) {
-        markSeen.reset()
-        try markSeen.bind(table, at: 1)
-        try markSeen.bind(key, at: 2)
-        try markSeen.bind(prevHash, at: 3)
-        try markSeen.bind(Int64(changed ? 1 : 0), at: 4)
-        try markSeen.step()
-        markSeen.reset()
-    }
-
-    private func seenEntry(table: String, key: String) throws(StoreError) -> (prevHash: Int64, changed: Bool)? {
-        checkSeen.reset()
-        defer { checkSeen.reset() }
-        try checkSeen.bind(table, at: 1)
-        try checkSeen.bind(key, at: 2)
-        guard try checkSeen.step() else { return nil }
-        return (checkSeen.int64(0), checkSeen.int64(1) != 0)
     }
 
     static func optionsJSON(_ options: [String: String]) -> String {

@@ -13,6 +13,15 @@ final class TableWriter {
     let insert: Statement
     let update: Statement
     let select: Statement
+    let probe: Statement
+    let markSeen: Statement
+    let checkSeen: Statement
+    /// The temporary table of rows from earlier runs met in this run (by rowid), with the hash
+    /// they had before the run.
+    let seenTable: String
+    /// True when the last write met an existing key: the next write looks the key up before
+    /// trying to insert (re-imports are mostly existing keys, first imports mostly new ones).
+    var lastConflicted = false
 
     var fieldCount: Int { names.count }
     var sourceIndex: Int { fieldCount + 2 }
@@ -21,8 +30,9 @@ final class TableWriter {
     var runIndex: Int { fieldCount + 5 }
     var hashIndex: Int { fieldCount + 6 }
     var updatedIndex: Int { fieldCount + 7 }
+    var rowIDIndex: Int { fieldCount + 8 }
 
-    init(schema: Schema, connection: Connection, runID: Int64, timestamp: String) throws(StoreError) {
+    init(schema: Schema, ordinal: Int, connection: Connection, runID: Int64, timestamp: String) throws(StoreError) {
         self.schema = schema
         names = schema.fields.map(\.name)
         types = schema.fields.map(\.type)
@@ -44,10 +54,23 @@ final class TableWriter {
             "\"_hash\"=?\(n + 6)", "\"_updated_at\"=?\(n + 7)",
         ]
         update = try connection.prepare(
-            "UPDATE \(table) SET \(sets.joined(separator: ",")) WHERE \"_key\"=?1", persistent: true)
+            "UPDATE \(table) SET \(sets.joined(separator: ",")) WHERE rowid=?\(n + 8)", persistent: true)
         select = try connection.prepare(
             "SELECT \(fieldColumns.joined(separator: ",")),\"_run_id\",\"_hash\",\"_input\",\"_line\",\"_source\" "
-                + "FROM \(table) WHERE \"_key\"=?1", persistent: true)
+                + "FROM \(table) WHERE rowid=?1", persistent: true)
+        probe = try connection.prepare(
+            "SELECT rowid, \"_run_id\", \"_hash\" FROM \(table) WHERE \"_key\"=?1", persistent: true)
+        seenTable = "temp.vinyard_seen_\(ordinal)"
+        try connection.execute(
+            """
+            CREATE TABLE IF NOT EXISTS \(seenTable)(row INTEGER PRIMARY KEY, prev_hash INTEGER NOT NULL,
+              changed INTEGER NOT NULL);
+            DELETE FROM \(seenTable);
+            """)
+        markSeen = try connection.prepare(
+            "INSERT OR REPLACE INTO \(seenTable)(row, prev_hash, changed) VALUES(?1, ?2, ?3)", persistent: true)
+        checkSeen = try connection.prepare(
+            "SELECT prev_hash, changed FROM \(seenTable) WHERE row=?1", persistent: true)
         for statement in [insert, update] {
             try statement.bind(runID, at: n + 5)
             try statement.bind(timestamp, at: n + 7)
@@ -115,10 +138,51 @@ final class TableWriter {
         try statement.bind(hash, at: hashIndex)
     }
 
-    /// The stored row for `key`, or nil.
-    func existing(_ key: String) throws(StoreError) -> StoredRow? {
+    /// True when some value is not in the form ``normalize(_:_:)`` gives.
+    func needsNormalization(_ values: [FieldValue?]) -> Bool {
+        for (i, value) in values.enumerated() {
+            switch (types[i], value) {
+            case (_, nil): continue
+            case (.integer, .integer?), (.number, .real?), (.boolean, .bool?): continue
+            case (.string, .text?), (.date, .text?), (.datetime, .text?), (.yearmonth, .text?),
+                (.dateOrYearMonth, .text?), (.array, .text?):
+                continue
+            default: return true
+            }
+        }
+        return false
+    }
+
+    /// The rowid, run id and hash of the stored row for `key`, or nil.
+    func find(_ key: String) throws(StoreError) -> (rowID: Int64, runID: Int64, hash: Int64)? {
+        probe.reset()
+        defer { probe.reset() }
+        try probe.bind(key, at: 1)
+        guard try probe.step() else { return nil }
+        return (probe.int64(0), probe.int64(1), probe.int64(2))
+    }
+
+    func seenEntry(_ rowID: Int64) throws(StoreError) -> (prevHash: Int64, changed: Bool)? {
+        checkSeen.reset()
+        defer { checkSeen.reset() }
+        try checkSeen.bind(rowID, at: 1)
+        guard try checkSeen.step() else { return nil }
+        return (checkSeen.int64(0), checkSeen.int64(1) != 0)
+    }
+
+    func markSeen(_ rowID: Int64, prevHash: Int64, changed: Bool) throws(StoreError) {
+        markSeen.reset()
+        try markSeen.bind(rowID, at: 1)
+        try markSeen.bind(prevHash, at: 2)
+        try markSeen.bind(Int64(changed ? 1 : 0), at: 3)
+        try markSeen.step()
+        markSeen.reset()
+    }
+
+    /// The stored row with this rowid, or nil.
+    func existing(rowID: Int64) throws(StoreError) -> StoredRow? {
         select.reset()
-        try select.bind(key, at: 1)
+        try select.bind(rowID, at: 1)
         defer { select.reset() }
         guard try select.step() else { return nil }
         let n = fieldCount
