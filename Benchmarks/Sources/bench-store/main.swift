@@ -3,6 +3,8 @@
 //
 //   swift build -c release --package-path Benchmarks --scratch-path .build-bench
 //   .build-bench/release/bench-store [ROWS] [WORKDIR]
+// Environment: BENCH_ONLY=store (store import only, for profiling), BENCH_PRAGMA="PRAGMA …" (run on the
+// store connection before the import, to try settings).
 import Foundation
 import VinyardKit
 
