@@ -14,6 +14,10 @@ let package = Package(
             dependencies: [.product(name: "VinyardKit", package: "Vinyard")]
         ),
         .executableTarget(
+            name: "bench-store",
+            dependencies: [.product(name: "VinyardKit", package: "Vinyard")]
+        ),
+        .executableTarget(
             name: "bench-readers",
             dependencies: [
                 .product(name: "VinyardKit", package: "Vinyard"),

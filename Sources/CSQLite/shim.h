@@ -9,3 +9,7 @@ static inline int csqlite_bind_blob_transient(sqlite3_stmt *s, int i, const void
 }
 // sqlite3_config is variadic.
 static inline int csqlite_config_single_thread(void) { return sqlite3_config(SQLITE_CONFIG_SINGLETHREAD); }
+// SQLITE_STATIC is a macro too: the caller keeps the bytes alive until the next reset/rebind.
+static inline int csqlite_bind_text_static(sqlite3_stmt *s, int i, const char *p, int n) {
+    return sqlite3_bind_text(s, i, p, n, SQLITE_STATIC);
+}

@@ -15,6 +15,7 @@ struct Vinyard: ParsableCommand {
             Convert.self,
             Decode.self,
             Generate.self,
+            Stats.self,
         ]
     )
 }

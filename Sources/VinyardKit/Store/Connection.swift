@@ -1,0 +1,81 @@
+import CSQLite
+import Foundation
+
+/// An open SQLite database connection, closed when released.
+/// Related SQLite documentation: <https://www.sqlite.org/c3ref/sqlite3.html>
+///
+/// A connection is not thread-safe: use it from one thread (or task) at a time.
+public final class Connection {
+    /// How to open the database file.
+    public enum Mode: Sendable {
+        /// Read only: the file must exist.
+        case readOnly
+        /// Read and write, creating the file when it does not exist.
+        case readWriteCreate
+    }
+
+    let handle: OpaquePointer
+    /// The file path this connection was opened on.
+    public let path: String
+
+    /// Opens `path`. The corresponding C function is `sqlite3_open_v2`.
+    public init(path: String, mode: Mode) throws(StoreError) {
+        var db: OpaquePointer?
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        switch mode {
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        }
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let error = StoreError(code: rc, db: db)
+            sqlite3_close_v2(db)
+            throw error
+        }
+        self.handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Runs one or more SQL statements without results. The corresponding C function is `sqlite3_exec`.
+    public func execute(_ sql: String) throws(StoreError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw StoreError(code: rc, db: handle, sql: sql) }
+    }
+
+    /// Compiles one SQL statement. The corresponding C function is `sqlite3_prepare_v3`.
+    public func prepare(_ sql: String, persistent: Bool = false) throws(StoreError) -> Statement {
+        try Statement(connection: self, sql: sql, persistent: persistent)
+    }
+
+    /// The rows changed by the last INSERT, UPDATE or DELETE. The corresponding C function is `sqlite3_changes64`.
+    public var changes: Int64 { sqlite3_changes64(handle) }
+
+    /// The rowid of the last inserted row. The corresponding C function is `sqlite3_last_insert_rowid`.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// How long a statement waits for another connection's lock before failing with `SQLITE_BUSY`.
+    /// The corresponding C function is `sqlite3_busy_timeout`.
+    public func setBusyTimeout(seconds: Double) {
+        sqlite3_busy_timeout(handle, Int32(clamping: Int((seconds * 1000).rounded())))
+    }
+
+    /// True when no transaction is open. The corresponding C function is `sqlite3_get_autocommit`.
+    public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// The first column of the first row of `sql` as an integer, or nil when there is no row.
+    public func scalarInt(_ sql: String) throws(StoreError) -> Int64? {
+        let statement = try prepare(sql)
+        guard try statement.step(), !statement.isNull(0) else { return nil }
+        return statement.int64(0)
+    }
+
+    /// The first column of the first row of `sql` as text, or nil when there is no row.
+    public func scalarText(_ sql: String) throws(StoreError) -> String? {
+        let statement = try prepare(sql)
+        guard try statement.step() else { return nil }
+        return statement.text(0)
+    }
+}

@@ -1,0 +1,607 @@
+import Foundation
+
+extension VinyardStore {
+    /// Starts an import run: opens one write transaction (`BEGIN IMMEDIATE`, waiting up to the busy
+    /// timeout for another writer) and records the run in `import_runs`. Everything the session
+    /// writes commits together in ``ImportSession/finish(inputs:status:)``, or not at all
+    /// (``ImportSession/rollback()``, an error, the session released unfinished, or the process
+    /// killed).
+    /// - Parameter options: the run's options as recorded in `import_runs.options` (e.g.
+    ///   `["on-duplicate": "last", "source": "fleet"]`).
+    public func beginImport(options: [String: String] = [:]) throws -> ImportSession {
+        guard !isReadOnly else { throw VinyardError(.usage, "\(path) is open read-only") }
+        do {
+            try connection.begin(.immediate)
+        } catch {
+            if error.isBusy {
+                throw VinyardError(
+                    .store,
+                    "\(path) is locked by another import; waited \(FieldValue.format(busyTimeout)) s, try again when it is done",
+                    cause: error)
+            }
+            throw Self.storeError(error, "cannot start an import in \(path)")
+        }
+        do {
+            return try ImportSession(store: self, options: options)
+        } catch {
+            try? connection.rollback()
+            if let error = error as? StoreError { throw Self.storeError(error, "cannot start an import in \(path)") }
+            throw error
+        }
+    }
+}
+
+/// One import run: writes canonical records, rejects, findings and duplicates inside a single
+/// transaction, reusing prepared statements, and keeps the run's counts. Memory stays flat:
+/// duplicates within the run are found through the database (`_run_id` of the stored row, and a
+/// temporary table of keys seen unchanged), not an in-memory key set.
+///
+/// Not thread-safe: drive it from one task.
+public final class ImportSession {
+    /// The store this run writes to.
+    public let store: VinyardStore
+    /// `import_runs.id` of this run.
+    public let runID: Int64
+    /// When the run started.
+    public let startedAt: Date
+    /// The counts so far; `read = inserted + updated + unchanged + duplicates + rejected` always holds.
+    public private(set) var counts = ImportCounts()
+    /// Findings per code so far (see ``ImportRunReport/findings``).
+    public private(set) var findingCounts: [String: Int] = [:]
+    /// True once committed or rolled back.
+    public private(set) var isFinished = false
+
+    private let options: [String: String]
+    private let timestamp: String
+    private var tables: [String: TableWriter] = [:]
+    private var lastWriter: TableWriter?
+    private var inputOrder: [String] = []
+    private var inputCounts: [String: (read: Int, rejected: Int)] = [:]
+    private var lastInput = ""
+    private var lastInputCounts = (read: 0, rejected: 0)
+
+    private let insertFinding: Statement
+    private let selectFindings: Statement
+    private let deleteFindings: Statement
+    private let deleteConflictFindings: Statement
+    private let insertDuplicate: Statement
+    private let deleteDuplicate: Statement
+    private let insertReject: Statement
+
+    private var connection: Connection { store.connection }
+
+    init(store: VinyardStore, options: [String: String]) throws {
+        self.store = store
+        self.options = options
+        startedAt = Date()
+        timestamp = VinyardStore.timestamp(startedAt)
+        let connection = store.connection
+        let start = try connection.prepare(
+            "INSERT INTO import_runs(started_at, tool_version, options, status) VALUES(?1, ?2, ?3, 'running')")
+        try start.execute([.text(timestamp), .text(VinyardVersion.string), .text(Self.optionsJSON(options))])
+        runID = connection.lastInsertRowID
+
+        insertFinding = try connection.prepare(
+            """
+            INSERT INTO findings(run_id, table_name, key, input, line, code, severity, field, message, suggestion)
+            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+            """, persistent: true)
+        try insertFinding.bind(runID, at: 1)
+        selectFindings = try connection.prepare(
+            "SELECT code, severity, field, message, suggestion, input, line FROM findings WHERE table_name=?1 AND key=?2 ORDER BY id",
+            persistent: true)
+        deleteFindings = try connection.prepare(
+            "DELETE FROM findings WHERE table_name=?1 AND key=?2", persistent: true)
+        deleteConflictFindings = try connection.prepare(
+            "DELETE FROM findings WHERE table_name=?1 AND key=?2 AND code='key.conflict' AND input IS ?3 AND line IS ?4",
+            persistent: true)
+        insertDuplicate = try connection.prepare(
+            """
+            INSERT INTO duplicates(run_id, table_name, key, input, line, action, raw, findings)
+            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            """, persistent: true)
+        try insertDuplicate.bind(runID, at: 1)
+        deleteDuplicate = try connection.prepare(
+            "DELETE FROM duplicates WHERE table_name=?1 AND key=?2 AND input IS ?3 AND line IS ?4 AND action=?5",
+            persistent: true)
+        insertReject = try connection.prepare(
+            """
+            INSERT INTO rejects(run_id, table_name, input, line, element, source, raw, raw_text, findings, reason)
+            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+            """, persistent: true)
+        try insertReject.bind(runID, at: 1)
+    }
+
+    deinit {
+        if !isFinished { try? store.connection.rollback() }
+    }
+
+    // MARK: Writing records
+
+    /// Writes one canonical record to `schema`'s table (created or migrated on first use, inside
+    /// this run's transaction) and counts it.
+    ///
+    /// - A record with an error finding, or without a key, goes to `rejects` (`.rejected`).
+    /// - A new key is inserted (`.inserted`) with its warnings in `findings`.
+    /// - A key stored before this run is `.updated` (its findings replaced by the record's) or
+    ///   `.unchanged` (same values: the row is not rewritten and no findings are added). With
+    ///   `.first` the stored row is kept; with `.merge` the record fills its empty fields. Values
+    ///   that differ and are not taken are `key.conflict` warnings, and the record is kept in
+    ///   `duplicates` (`dropped`/`merged`).
+    /// - A key that already appeared earlier in this run is a `.duplicate`: `.last` replaces the row
+    ///   and keeps the replaced values in `duplicates` (`replaced`, with their findings), `.first`
+    ///   keeps the row and the record goes to `duplicates` (`dropped`), `.merge` fills the row's
+    ///   empty fields and the record goes to `duplicates` (`merged`). Differing values are
+    ///   `key.conflict` warnings (one per field), recorded in `findings`.
+    /// - Parameters:
+    ///   - source: the source mapping name, stored in `_source`.
+    /// - Throws: ``VinyardError`` when SQLite fails or the record does not fit the schema.
+    @discardableResult
+    public func write(
+        _ record: CanonicalRecord, schema: Schema, source: String? = nil, policy: DuplicatePolicy = .last
+    ) throws -> WriteResult {
+        try checkOpen()
+        guard record.values.count == schema.fields.count else {
+            throw VinyardError(
+                .store,
+                "\(record.provenance.description): the record has \(record.values.count) values but schema "
+                    + "\(schema.name) has \(schema.fields.count) fields")
+        }
+        guard !record.isRejected, let key = record.key, !key.isEmpty else {
+            var findings = record.findings
+            if !record.isRejected {
+                let names = schema.primaryKey.joined(separator: ", ")
+                findings.append(
+                    Finding(
+                        .fieldRequired, .error, field: schema.primaryKey.first,
+                        message: "the record has no key (\(names.isEmpty ? "primary key" : names)); fill it in or map the source's id",
+                        input: record.provenance.input, line: record.provenance.line))
+            }
+            try reject(raw: record.raw, text: nil, findings: findings, source: source, table: schema.name)
+            return WriteResult(outcome: .rejected)
+        }
+        do {
+            let result = try store(record, key: key, schema: schema, source: source, policy: policy)
+            count(result.outcome, input: record.provenance.input)
+            for finding in record.findings { findingCounts[finding.code.rawValue, default: 0] += 1 }
+            for finding in result.conflicts { findingCounts[finding.code.rawValue, default: 0] += 1 }
+            return result
+        } catch let error as StoreError {
+            throw VinyardStore.storeError(error, "\(record.provenance.description): cannot store the record in \(store.path)")
+        }
+    }
+
+    private func store(
+        _ record: CanonicalRecord, key: String, schema: Schema, source: String?, policy: DuplicatePolicy
+    ) throws -> WriteResult {
+        let writer = try tableWriter(for: schema)
+        let table = schema.name
+        var values = record.values
+        if writer.needsNormalization(values) {
+            for i in values.indices { values[i] = TableWriter.normalize(values[i], writer.types[i]) }
+        }
+        let hash = writer.hash(values)
+        let provenance = record.provenance
+
+        // A new key is one statement; after a conflict the next key is looked up first.
+        var found: (rowID: Int64, runID: Int64, hash: Int64)?
+        if writer.lastConflicted { found = try writer.find(key) }
+        if found == nil {
+            try writer.bindRow(
+                writer.insert, key: key, values: values, source: source, input: provenance.input, line: provenance.line,
+                hash: hash)
+            try writer.insert.step()
+            writer.insert.reset()
+            if connection.changes == 1 {
+                writer.lastConflicted = false
+                try addFindings(record.findings, table: table, key: key, provenance: provenance)
+                return WriteResult(outcome: .inserted)
+            }
+            found = try writer.find(key)
+        }
+        writer.lastConflicted = true
+        guard let found else {
+            throw VinyardError(.store, "\(provenance.description): the row for a conflicting key vanished from \(table)")
+        }
+        // Keys stored before this run and already met in it are in the writer's seen table, with
+        // the hash the row had before the run.
+        let seen = try writer.seenEntry(found.rowID)
+        let inRun = found.runID == runID || seen != nil
+        if !inRun && found.hash == hash {
+            // The common re-import case: same values, nothing is rewritten.
+            try writer.markSeen(found.rowID, prevHash: found.hash, changed: false)
+            return WriteResult(outcome: .unchanged)
+        }
+        guard let stored = try writer.existing(rowID: found.rowID) else {
+            throw VinyardError(.store, "\(provenance.description): the row for a conflicting key vanished from \(table)")
+        }
+        let rowID = found.rowID
+        let conflicting = conflictingFields(stored.values, values)
+        let kept: [FieldValue?]
+        switch policy {
+        case .last: kept = values
+        case .first: kept = stored.values
+        case .merge: kept = zip(stored.values, values).map { isEmpty($0) ? $1 : $0 }
+        }
+        let conflicts = conflictFindings(
+            conflicting, writer: writer, key: key, stored: stored, new: values, kept: kept, provenance: provenance,
+            policy: policy)
+
+        if inRun {
+            let finalHash: Int64
+            switch policy {
+            case .last:
+                // The replaced values and their findings go to `duplicates`; the row takes the record.
+                let replacedFindings = try findings(table: table, key: key)
+                try removeEarlier(table: table, key: key, input: stored.input, line: stored.line, action: "replaced")
+                try addDuplicate(
+                    table: table, key: key, input: stored.input, line: stored.line, action: "replaced",
+                    raw: StoreJSON.values(stored.values, names: writer.names), findings: replacedFindings + conflicts)
+                try rewrite(writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line)
+                try clearFindings(table: table, key: key)
+                try addFindings(record.findings + conflicts, table: table, key: key, provenance: provenance)
+                finalHash = hash
+            case .first:
+                try removeEarlier(table: table, key: key, provenance: provenance, action: "dropped")
+                try addDuplicate(
+                    table: table, key: key, input: provenance.input, line: provenance.line, action: "dropped",
+                    raw: StoreJSON.fields(record.raw.fields), findings: record.findings + conflicts)
+                try addFindings(conflicts, table: table, key: key, provenance: provenance)
+                finalHash = stored.hash
+            case .merge:
+                try removeEarlier(table: table, key: key, provenance: provenance, action: "merged")
+                try addDuplicate(
+                    table: table, key: key, input: provenance.input, line: provenance.line, action: "merged",
+                    raw: StoreJSON.fields(record.raw.fields), findings: record.findings + conflicts)
+                let mergedHash = writer.hash(kept)
+                if mergedHash != stored.hash {
+                    try rewrite(writer, rowID: rowID, key: key, values: kept, hash: mergedHash, source: stored.source, input: stored.input, line: stored.line)
+                }
+                try addFindings(record.findings + conflicts, table: table, key: key, provenance: provenance)
+                finalHash = mergedHash
+            }
+            if let seen {
+                // The key's first occurrence in this run was counted as updated or unchanged
+                // against the row as it was before the run; count the net effect instead.
+                let changed = finalHash != seen.prevHash
+                if changed != seen.changed {
+                    if changed {
+                        counts.unchanged -= 1
+                        counts.updated += 1
+                    } else {
+                        counts.updated -= 1
+                        counts.unchanged += 1
+                    }
+                    try writer.markSeen(rowID, prevHash: seen.prevHash, changed: changed)
+                }
+            }
+            return WriteResult(outcome: .duplicate, conflicts: conflicts)
+        }
+
+        // The key was stored by an earlier run.
+        switch policy {
+        case .last:
+            let changed = hash != stored.hash
+            try writer.markSeen(rowID, prevHash: stored.hash, changed: changed)
+            if !changed { return WriteResult(outcome: .unchanged) }
+            try rewrite(writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line)
+            try clearFindings(table: table, key: key)
+            try addFindings(record.findings, table: table, key: key, provenance: provenance)
+            return WriteResult(outcome: .updated)
+        case .first, .merge:
+            let keptHash = policy == .first ? stored.hash : writer.hash(kept)
+            if !conflicts.isEmpty {
+                // Values not taken are kept with the record; re-running the same input replaces
+                // these entries instead of piling them up.
+                let action = policy == .first ? "dropped" : "merged"
+                try removeEarlier(table: table, key: key, provenance: provenance, action: action)
+                try addDuplicate(
+                    table: table, key: key, input: provenance.input, line: provenance.line, action: action,
+                    raw: StoreJSON.fields(record.raw.fields), findings: record.findings + conflicts)
+                try addFindings(conflicts, table: table, key: key, provenance: provenance)
+            }
+            let changed = keptHash != stored.hash
+            try writer.markSeen(rowID, prevHash: stored.hash, changed: changed)
+            if !changed { return WriteResult(outcome: .unchanged, conflicts: conflicts) }
+            try rewrite(writer, rowID: rowID, key: key, values: kept, hash: keptHash, source: stored.source, input: stored.input, line: stored.line)
+            try addFindings(record.findings.filter { $0.severity == .warning }, table: table, key: key, provenance: provenance)
+            return WriteResult(outcome: .updated, conflicts: conflicts)
+        }
+    }
+
+    // MARK: Rejects
+
+    /// Keeps a record that cannot be loaded in `rejects` with its raw fields, findings and reason,
+    /// and counts it as read and rejected.
+    public func writeReject(raw: RawRecord, findings: [Finding], source: String? = nil, table: String? = nil) throws {
+        try checkOpen()
+        try reject(raw: raw, text: nil, findings: findings, source: source, table: table)
+    }
+
+    /// Keeps a record the reader could not split into fields (a ragged row, a malformed JSON line)
+    /// in `rejects` with its original text, and counts it as read and rejected.
+    public func writeReject(_ reject: RawReject, source: String? = nil, table: String? = nil) throws {
+        try checkOpen()
+        let raw = RawRecord(fields: reject.fields, provenance: reject.provenance)
+        try self.reject(raw: raw, text: reject.text, findings: [reject.finding], source: source, table: table)
+    }
+
+    private func reject(raw: RawRecord, text: String?, findings: [Finding], source: String?, table: String?) throws {
+        let errors = findings.filter { $0.severity == .error }
+        let reason = (errors.isEmpty ? findings : errors).map { "\($0.code): \($0.message)" }.joined(separator: "; ")
+        do {
+            insertReject.reset()
+            try insertReject.bind(table, at: 2)
+            try insertReject.bind(raw.provenance.input, at: 3)
+            try insertReject.bind(raw.provenance.line, at: 4)
+            try insertReject.bind(raw.provenance.index, at: 5)
+            try insertReject.bind(source, at: 6)
+            try insertReject.bind(StoreJSON.fields(raw.fields), at: 7)
+            try insertReject.bind(text, at: 8)
+            try insertReject.bind(StoreJSON.findings(findings), at: 9)
+            try insertReject.bind(reason.isEmpty ? "rejected" : reason, at: 10)
+            try insertReject.step()
+            insertReject.reset()
+        } catch {
+            throw VinyardStore.storeError(error, "\(raw.provenance.description): cannot store the reject in \(store.path)")
+        }
+        count(.rejected, input: raw.provenance.input)
+        for finding in findings { findingCounts[finding.code.rawValue, default: 0] += 1 }
+    }
+
+    // MARK: Finishing
+
+    /// Records the run in `import_runs` (finish time, inputs, counts, findings per code, elapsed
+    /// seconds, `status`) and commits everything the session wrote.
+    /// - Parameter inputs: the run's inputs; a nil `read`/`rejected` is filled in from the counts
+    ///   the session kept per provenance input name. Inputs the session saw but that are not
+    ///   listed are appended.
+    public func finish(inputs: [ImportInput] = [], status: String = "completed") throws -> ImportRunReport {
+        try checkOpen()
+        flushInputCounts()
+        var listed = inputs
+        for i in listed.indices {
+            let seen = inputCounts[listed[i].name]
+            if listed[i].read == nil { listed[i].read = seen?.read ?? 0 }
+            if listed[i].rejected == nil { listed[i].rejected = seen?.rejected ?? 0 }
+        }
+        let names = Set(listed.map(\.name))
+        for name in inputOrder where !names.contains(name) {
+            let seen = inputCounts[name]
+            listed.append(ImportInput(name: name, read: seen?.read ?? 0, rejected: seen?.rejected ?? 0))
+        }
+        let elapsed = Date().timeIntervalSince(startedAt)
+        do {
+            let statement = try connection.prepare(
+                """
+                UPDATE import_runs SET finished_at=?2, inputs=?3, read=?4, inserted=?5, updated=?6, unchanged=?7,
+                  duplicates=?8, rejected=?9, findings=?10, elapsed_seconds=?11, status=?12 WHERE id=?1
+                """)
+            try statement.execute([
+                .integer(runID), .text(VinyardStore.timestamp(Date())), .text(Self.inputsJSON(listed)),
+                .integer(Int64(counts.read)), .integer(Int64(counts.inserted)), .integer(Int64(counts.updated)),
+                .integer(Int64(counts.unchanged)), .integer(Int64(counts.duplicates)), .integer(Int64(counts.rejected)),
+                .text(Self.countsJSON(findingCounts)), .real(elapsed), .text(status),
+            ])
+            for writer in tables.values { try connection.execute("DELETE FROM \(writer.seenTable)") }
+            try connection.commit()
+        } catch {
+            try? connection.rollback()
+            isFinished = true
+            throw VinyardStore.storeError(error, "cannot commit the import into \(store.path)")
+        }
+        isFinished = true
+        return ImportRunReport(
+            runID: runID, counts: counts, findings: findingCounts, inputs: listed, elapsedSeconds: elapsed, status: status)
+    }
+
+    /// Abandons the run: nothing it wrote is kept, and `import_runs` has no trace of it.
+    public func rollback() throws {
+        guard !isFinished else { return }
+        isFinished = true
+        do { try connection.rollback() } catch {
+            throw VinyardStore.storeError(error, "cannot roll back the import into \(store.path)")
+        }
+    }
+
+    /// Read and rejected counts per input name, as seen in provenance.
+    public func counts(forInput name: String) -> (read: Int, rejected: Int) {
+        if !inputOrder.isEmpty, name == lastInput { return lastInputCounts }
+        return inputCounts[name] ?? (0, 0)
+    }
+
+    // MARK: Helpers
+
+    private func checkOpen() throws {
+        if isFinished { throw VinyardError(.store, "the import run \(runID) into \(store.path) is already finished") }
+    }
+
+    private func count(_ outcome: WriteOutcome, input: String) {
+        counts.add(outcome)
+        // Records come input by input: count into a local pair and flush it when the input changes.
+        if input != lastInput || inputOrder.isEmpty {
+            flushInputCounts()
+            if inputCounts[input] == nil { inputOrder.append(input) }
+            lastInput = input
+            lastInputCounts = inputCounts[input] ?? (0, 0)
+        }
+        lastInputCounts.read += 1
+        if outcome == .rejected { lastInputCounts.rejected += 1 }
+    }
+
+    private func flushInputCounts() {
+        if !inputOrder.isEmpty { inputCounts[lastInput] = lastInputCounts }
+    }
+
+    private func tableWriter(for schema: Schema) throws -> TableWriter {
+        if let writer = lastWriter, writer.schema.name == schema.name { return writer }
+        if let writer = tables[schema.name] {
+            lastWriter = writer
+            return writer
+        }
+        try store.prepareTable(for: schema)
+        let writer = try TableWriter(
+            schema: schema, ordinal: tables.count, connection: connection, runID: runID, timestamp: timestamp)
+        tables[schema.name] = writer
+        lastWriter = writer
+        return writer
+    }
+
+    private func rewrite(
+        _ writer: TableWriter, rowID: Int64, key: String, values: [FieldValue?], hash: Int64, source: String?,
+        input: String?, line: Int?
+    ) throws(StoreError) {
+        try writer.bindRow(writer.update, key: key, values: values, source: source, input: input, line: line, hash: hash)
+        try writer.update.bind(rowID, at: writer.rowIDIndex)
+        try writer.update.step()
+        writer.update.reset()
+    }
+
+    private func isEmpty(_ value: FieldValue?) -> Bool {
+        switch value {
+        case nil: true
+        case .text(let s): s.isEmpty
+        default: false
+        }
+    }
+
+    private func conflictingFields(_ stored: [FieldValue?], _ new: [FieldValue?]) -> [Int] {
+        var fields: [Int] = []
+        for i in stored.indices where !isEmpty(stored[i]) && !isEmpty(new[i]) && stored[i] != new[i] {
+            fields.append(i)
+        }
+        return fields
+    }
+
+    private func conflictFindings(
+        _ fields: [Int], writer: TableWriter, key: String, stored: StoredRow, new: [FieldValue?], kept: [FieldValue?],
+        provenance: Provenance, policy: DuplicatePolicy
+    ) -> [Finding] {
+        let earlier = stored.input.map { input in stored.line.map { "\(input):\($0)" } ?? input } ?? "an earlier record"
+        return fields.map { i in
+            let old = stored.values[i]?.text ?? "", value = new[i]?.text ?? ""
+            let keptValue = kept[i]?.text ?? ""
+            return Finding(
+                .keyConflict, .warning, field: writer.names[i],
+                message: "key \(key): \(writer.names[i]) is \"\(old)\" in \(earlier) but \"\(value)\" here; "
+                    + "kept \"\(keptValue)\" (--on-duplicate \(policy.rawValue))",
+                input: provenance.input, line: provenance.line)
+        }
+    }
+
+    private func addFindings(_ findings: [Finding], table: String, key: String, provenance: Provenance) throws(StoreError) {
+        for finding in findings where finding.severity == .warning {
+            insertFinding.reset()
+            try insertFinding.bind(table, at: 2)
+            try insertFinding.bind(key, at: 3)
+            try insertFinding.bind(finding.input ?? provenance.input, at: 4)
+            try insertFinding.bind(finding.line ?? provenance.line, at: 5)
+            try insertFinding.bind(finding.code.rawValue, at: 6)
+            try insertFinding.bind(finding.severity.rawValue, at: 7)
+            try insertFinding.bind(finding.field, at: 8)
+            try insertFinding.bind(finding.message, at: 9)
+            try insertFinding.bind(finding.suggestion, at: 10)
+            try insertFinding.step()
+        }
+        insertFinding.reset()
+    }
+
+    private func findings(table: String, key: String) throws(StoreError) -> [Finding] {
+        selectFindings.reset()
+        defer { selectFindings.reset() }
+        try selectFindings.bind(table, at: 1)
+        try selectFindings.bind(key, at: 2)
+        var list: [Finding] = []
+        while try selectFindings.step() {
+            list.append(
+                Finding(
+                    FindingCode(selectFindings.text(0) ?? ""), Severity(rawValue: selectFindings.text(1) ?? "") ?? .warning,
+                    field: selectFindings.text(2), message: selectFindings.text(3) ?? "", suggestion: selectFindings.text(4),
+                    input: selectFindings.text(5), line: selectFindings.isNull(6) ? nil : Int(selectFindings.int64(6))))
+        }
+        return list
+    }
+
+    private func clearFindings(table: String, key: String) throws(StoreError) {
+        deleteFindings.reset()
+        try deleteFindings.bind(table, at: 1)
+        try deleteFindings.bind(key, at: 2)
+        try deleteFindings.step()
+        deleteFindings.reset()
+    }
+
+    /// Removes the `duplicates` entry and `key.conflict` findings an earlier run left for the same
+    /// record (same key, input and line), so re-running an input does not pile them up.
+    private func removeEarlier(table: String, key: String, provenance: Provenance, action: String) throws(StoreError) {
+        try removeEarlier(table: table, key: key, input: provenance.input, line: provenance.line, action: action)
+    }
+
+    private func removeEarlier(table: String, key: String, input: String?, line: Int?, action: String) throws(StoreError) {
+        for statement in [deleteConflictFindings, deleteDuplicate] {
+            statement.reset()
+            try statement.bind(table, at: 1)
+            try statement.bind(key, at: 2)
+            try statement.bind(input, at: 3)
+            try statement.bind(line, at: 4)
+            if statement === deleteDuplicate { try statement.bind(action, at: 5) }
+            try statement.step()
+            statement.reset()
+        }
+    }
+
+    private func addDuplicate(
+        table: String, key: String, input: String?, line: Int?, action: String, raw: String, findings: [Finding]
+    ) throws(StoreError) {
+        insertDuplicate.reset()
+        try insertDuplicate.bind(table, at: 2)
+        try insertDuplicate.bind(key, at: 3)
+        try insertDuplicate.bind(input, at: 4)
+        try insertDuplicate.bind(line, at: 5)
+        try insertDuplicate.bind(action, at: 6)
+        try insertDuplicate.bind(raw, at: 7)
+        try insertDuplicate.bind(StoreJSON.findings(findings), at: 8)
+        try insertDuplicate.step()
+        insertDuplicate.reset()
+    }
+
+    static func optionsJSON(_ options: [String: String]) -> String {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        for (i, key) in options.keys.sorted().enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            StoreJSON.appendString(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            StoreJSON.appendString(options[key] ?? "", to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func countsJSON(_ counts: [String: Int]) -> String {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        for (i, key) in counts.keys.sorted().enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            StoreJSON.appendString(key, to: &out)
+            out.append(contentsOf: ":\(counts[key] ?? 0)".utf8)
+        }
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func inputsJSON(_ inputs: [ImportInput]) -> String {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for (i, input) in inputs.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: "{\"name\":".utf8)
+            StoreJSON.appendString(input.name, to: &out)
+            out.append(contentsOf: ",\"sha256\":".utf8)
+            StoreJSON.appendFieldValue(input.sha256.map(FieldValue.text), to: &out)
+            out.append(contentsOf: ",\"size\":".utf8)
+            StoreJSON.appendFieldValue(input.size.map(FieldValue.integer), to: &out)
+            out.append(contentsOf: ",\"source\":".utf8)
+            StoreJSON.appendFieldValue(input.source.map(FieldValue.text), to: &out)
+            out.append(contentsOf: ",\"read\":\(input.read ?? 0),\"rejected\":\(input.rejected ?? 0)}".utf8)
+        }
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
+    }
+}

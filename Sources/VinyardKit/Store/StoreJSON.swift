@@ -1,0 +1,152 @@
+/// The small JSON texts the store keeps (raw records, findings, inputs), written byte by byte so
+/// field order is kept and no Foundation encoder runs on the hot path.
+enum StoreJSON {
+    static func appendString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [92, 92])
+            case 0x0A: out.append(contentsOf: [92, UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [92, UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [92, UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// True when `s` is a JSON number literal (so it can be written unquoted).
+    static func isNumberLiteral(_ s: String) -> Bool {
+        var bytes = s.utf8[...]
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        guard let first = bytes.first, (48...57).contains(first) else { return false }
+        if first == 48, bytes.count > 1, let second = bytes.dropFirst().first, (48...57).contains(second) { return false }
+        var seenDot = false, seenExp = false, lastWasDigit = true
+        for byte in bytes {
+            switch byte {
+            case 48...57: lastWasDigit = true
+            case UInt8(ascii: "."):
+                if seenDot || seenExp || !lastWasDigit { return false }
+                seenDot = true; lastWasDigit = false
+            case UInt8(ascii: "e"), UInt8(ascii: "E"):
+                if seenExp || !lastWasDigit { return false }
+                seenExp = true; lastWasDigit = false
+            case UInt8(ascii: "+"), UInt8(ascii: "-"):
+                // Only right after the exponent mark.
+                if lastWasDigit || !seenExp { return false }
+            default: return false
+            }
+        }
+        return lastWasDigit
+    }
+
+    static func appendRaw(_ value: RawValue, to out: inout [UInt8]) {
+        // Nested arrays/objects are written with an explicit stack: depth never recurses.
+        enum Frame {
+            case array(ArraySlice<RawValue>, first: Bool)
+            case object(ArraySlice<RawField>, first: Bool)
+        }
+        var stack: [Frame] = []
+        var pending: RawValue? = value
+        while true {
+            if let current = pending {
+                pending = nil
+                switch current {
+                case .null: out.append(contentsOf: "null".utf8)
+                case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+                case .number(let n):
+                    if isNumberLiteral(n) { out.append(contentsOf: n.utf8) } else { appendString(n, to: &out) }
+                case .string(let s): appendString(s, to: &out)
+                case .array(let items):
+                    out.append(UInt8(ascii: "["))
+                    stack.append(.array(items[...], first: true))
+                case .object(let fields):
+                    out.append(UInt8(ascii: "{"))
+                    stack.append(.object(fields[...], first: true))
+                }
+            }
+            guard let top = stack.popLast() else { return }
+            switch top {
+            case .array(var rest, let first):
+                if let next = rest.popFirst() {
+                    if !first { out.append(UInt8(ascii: ",")) }
+                    stack.append(.array(rest, first: false))
+                    pending = next
+                } else {
+                    out.append(UInt8(ascii: "]"))
+                }
+            case .object(var rest, let first):
+                if let next = rest.popFirst() {
+                    if !first { out.append(UInt8(ascii: ",")) }
+                    appendString(next.name, to: &out)
+                    out.append(UInt8(ascii: ":"))
+                    stack.append(.object(rest, first: false))
+                    pending = next.value
+                } else {
+                    out.append(UInt8(ascii: "}"))
+                }
+            }
+        }
+    }
+
+    /// `{"name": value, …}` in input order.
+    static func fields(_ fields: [RawField]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        appendRaw(.object(fields), to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func appendFieldValue(_ value: FieldValue?, to out: inout [UInt8]) {
+        switch value {
+        case nil: out.append(contentsOf: "null".utf8)
+        case .text(let s): appendString(s, to: &out)
+        case .integer(let i): out.append(contentsOf: String(i).utf8)
+        case .real(let d):
+            if d.isFinite { out.append(contentsOf: FieldValue.format(d).utf8) } else { out.append(contentsOf: "null".utf8) }
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        }
+    }
+
+    /// `{"field": value, …}` for a schema row, nulls included.
+    static func values(_ values: [FieldValue?], names: [String]) -> String {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        for (i, name) in names.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            appendString(name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            appendFieldValue(i < values.count ? values[i] : nil, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `[{"code":…, "severity":…, "field":…, "message":…, "suggestion":…, "input":…, "line":…}, …]`.
+    static func findings(_ findings: [Finding]) -> String {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for (i, f) in findings.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: "{\"code\":".utf8)
+            appendString(f.code.rawValue, to: &out)
+            out.append(contentsOf: ",\"severity\":".utf8)
+            appendString(f.severity.rawValue, to: &out)
+            out.append(contentsOf: ",\"field\":".utf8)
+            appendFieldValue(f.field.map(FieldValue.text), to: &out)
+            out.append(contentsOf: ",\"message\":".utf8)
+            appendString(f.message, to: &out)
+            out.append(contentsOf: ",\"suggestion\":".utf8)
+            appendFieldValue(f.suggestion.map(FieldValue.text), to: &out)
+            out.append(contentsOf: ",\"input\":".utf8)
+            appendFieldValue(f.input.map(FieldValue.text), to: &out)
+            out.append(contentsOf: ",\"line\":".utf8)
+            appendFieldValue(f.line.map { FieldValue.integer(Int64($0)) }, to: &out)
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
+    }
+}

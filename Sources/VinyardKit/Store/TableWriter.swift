@@ -1,0 +1,250 @@
+import CSQLite
+
+/// The prepared statements and per-table state for writing one schema's rows in an import run.
+/// Parameters are numbered so the INSERT and the UPDATE bind the same way:
+/// `?1` key, `?2…?n+1` fields, then source, input, line, run id, hash, updated-at.
+final class TableWriter {
+    let schema: Schema
+    let names: [String]
+    let types: [Field.FieldType]
+    /// A hash seed per field (from its name), so adding a field to the schema does not change the
+    /// hash of rows that leave it empty.
+    let seeds: [UInt64]
+    let insert: Statement
+    let update: Statement
+    let select: Statement
+    let probe: Statement
+    let markSeen: Statement
+    let checkSeen: Statement
+    /// The temporary table of rows from earlier runs met in this run (by rowid), with the hash
+    /// they had before the run.
+    let seenTable: String
+    /// True when the last write met an existing key: the next write looks the key up before
+    /// trying to insert (re-imports are mostly existing keys, first imports mostly new ones).
+    var lastConflicted = false
+
+    var fieldCount: Int { names.count }
+    var sourceIndex: Int { fieldCount + 2 }
+    var inputIndex: Int { fieldCount + 3 }
+    var lineIndex: Int { fieldCount + 4 }
+    var runIndex: Int { fieldCount + 5 }
+    var hashIndex: Int { fieldCount + 6 }
+    var updatedIndex: Int { fieldCount + 7 }
+    var rowIDIndex: Int { fieldCount + 8 }
+
+    init(schema: Schema, ordinal: Int, connection: Connection, runID: Int64, timestamp: String) throws(StoreError) {
+        self.schema = schema
+        names = schema.fields.map(\.name)
+        types = schema.fields.map(\.type)
+        seeds = names.map { RowHasher.seed($0) }
+        let n = names.count
+        let table = quoteIdentifier(schema.name)
+        let fieldColumns = names.map(quoteIdentifier)
+        let insertColumns = ["\"_key\""] + fieldColumns + [
+            "\"_source\"", "\"_input\"", "\"_line\"", "\"_run_id\"", "\"_first_run_id\"", "\"_hash\"", "\"_updated_at\"",
+        ]
+        var placeholders = (1...(n + 5)).map { "?\($0)" }
+        placeholders += ["?\(n + 5)", "?\(n + 6)", "?\(n + 7)"]
+        insert = try connection.prepare(
+            "INSERT INTO \(table)(\(insertColumns.joined(separator: ","))) VALUES(\(placeholders.joined(separator: ","))) "
+                + "ON CONFLICT(\"_key\") DO NOTHING", persistent: true)
+        var sets = fieldColumns.enumerated().map { "\($0.element)=?\($0.offset + 2)" }
+        sets += [
+            "\"_source\"=?\(n + 2)", "\"_input\"=?\(n + 3)", "\"_line\"=?\(n + 4)", "\"_run_id\"=?\(n + 5)",
+            "\"_hash\"=?\(n + 6)", "\"_updated_at\"=?\(n + 7)",
+        ]
+        update = try connection.prepare(
+            "UPDATE \(table) SET \(sets.joined(separator: ",")) WHERE rowid=?\(n + 8)", persistent: true)
+        select = try connection.prepare(
+            "SELECT \(fieldColumns.joined(separator: ",")),\"_run_id\",\"_hash\",\"_input\",\"_line\",\"_source\" "
+                + "FROM \(table) WHERE rowid=?1", persistent: true)
+        probe = try connection.prepare(
+            "SELECT rowid, \"_run_id\", \"_hash\" FROM \(table) WHERE \"_key\"=?1", persistent: true)
+        seenTable = "temp.vinyard_seen_\(ordinal)"
+        try connection.execute(
+            """
+            CREATE TABLE IF NOT EXISTS \(seenTable)(row INTEGER PRIMARY KEY, prev_hash INTEGER NOT NULL,
+              changed INTEGER NOT NULL);
+            DELETE FROM \(seenTable);
+            """)
+        markSeen = try connection.prepare(
+            "INSERT OR REPLACE INTO \(seenTable)(row, prev_hash, changed) VALUES(?1, ?2, ?3)", persistent: true)
+        checkSeen = try connection.prepare(
+            "SELECT prev_hash, changed FROM \(seenTable) WHERE row=?1", persistent: true)
+        for statement in [insert, update] {
+            try statement.bind(runID, at: n + 5)
+            try statement.bind(timestamp, at: n + 7)
+        }
+    }
+
+    /// The value in the form SQLite stores for the field's column type, so a value read back
+    /// compares (and hashes) equal to the one written.
+    static func normalize(_ value: FieldValue?, _ type: Field.FieldType) -> FieldValue? {
+        guard let value else { return nil }
+        switch (type, value) {
+        case (.integer, .real(let d)) where d == d.rounded() && abs(d) < 9e15: return .integer(Int64(d))
+        case (.integer, .bool(let b)): return .integer(b ? 1 : 0)
+        case (.number, .integer(let i)): return .real(Double(i))
+        case (.number, .bool(let b)): return .real(b ? 1 : 0)
+        case (.boolean, .integer(let i)) where i == 0 || i == 1: return .bool(i == 1)
+        case (.string, .integer), (.string, .real), (.string, .bool),
+            (.date, .integer), (.datetime, .integer), (.yearmonth, .integer), (.dateOrYearMonth, .integer),
+            (.array, .integer), (.array, .real), (.array, .bool):
+            return .text(value.text)
+        default: return value
+        }
+    }
+
+    /// A value read back from column `index` of `statement`, typed for field `field`.
+    func readValue(_ statement: Statement, _ index: Int, field: Int) -> FieldValue? {
+        let value = statement.value(index)
+        if types[field] == .boolean, case .integer(let i) = value { return .bool(i != 0) }
+        return Self.normalize(value, types[field])
+    }
+
+    func hash(_ values: [FieldValue?]) -> Int64 {
+        var hasher = RowHasher()
+        for (i, value) in values.enumerated() {
+            guard let value else { continue }
+            hasher.mix(seeds[i])
+            switch value {
+            case .text(var s):
+                hasher.mix(1)
+                s.withUTF8 { hasher.mix(bytes: UnsafeRawBufferPointer($0)) }
+            case .integer(let v):
+                hasher.mix(2)
+                hasher.mix(UInt64(bitPattern: v))
+            case .real(let d):
+                hasher.mix(3)
+                hasher.mix(d == 0 ? 0 : d.bitPattern)
+            case .bool(let b):
+                hasher.mix(4)
+                hasher.mix(b ? 1 : 0)
+            }
+        }
+        return Int64(bitPattern: hasher.finalize())
+    }
+
+    /// Binds the key, values and provenance of a row to `statement` (the INSERT or the UPDATE).
+    func bindRow(
+        _ statement: Statement, key: String, values: [FieldValue?], source: String?, input: String?, line: Int?, hash: Int64
+    ) throws(StoreError) {
+        statement.reset()
+        try statement.bind(key, at: 1)
+        for (i, value) in values.enumerated() { try statement.bind(value, at: i + 2) }
+        try statement.bind(source, at: sourceIndex)
+        try statement.bind(input, at: inputIndex)
+        try statement.bind(line, at: lineIndex)
+        try statement.bind(hash, at: hashIndex)
+    }
+
+    /// True when some value is not in the form ``normalize(_:_:)`` gives.
+    func needsNormalization(_ values: [FieldValue?]) -> Bool {
+        for (i, value) in values.enumerated() {
+            switch (types[i], value) {
+            case (_, nil): continue
+            case (.integer, .integer?), (.number, .real?), (.boolean, .bool?): continue
+            case (.string, .text?), (.date, .text?), (.datetime, .text?), (.yearmonth, .text?),
+                (.dateOrYearMonth, .text?), (.array, .text?):
+                continue
+            default: return true
+            }
+        }
+        return false
+    }
+
+    /// The rowid, run id and hash of the stored row for `key`, or nil.
+    func find(_ key: String) throws(StoreError) -> (rowID: Int64, runID: Int64, hash: Int64)? {
+        probe.reset()
+        defer { probe.reset() }
+        try probe.bind(key, at: 1)
+        guard try probe.step() else { return nil }
+        return (probe.int64(0), probe.int64(1), probe.int64(2))
+    }
+
+    func seenEntry(_ rowID: Int64) throws(StoreError) -> (prevHash: Int64, changed: Bool)? {
+        checkSeen.reset()
+        defer { checkSeen.reset() }
+        try checkSeen.bind(rowID, at: 1)
+        guard try checkSeen.step() else { return nil }
+        return (checkSeen.int64(0), checkSeen.int64(1) != 0)
+    }
+
+    func markSeen(_ rowID: Int64, prevHash: Int64, changed: Bool) throws(StoreError) {
+        markSeen.reset()
+        try markSeen.bind(rowID, at: 1)
+        try markSeen.bind(prevHash, at: 2)
+        try markSeen.bind(Int64(changed ? 1 : 0), at: 3)
+        try markSeen.step()
+        markSeen.reset()
+    }
+
+    /// The stored row with this rowid, or nil.
+    func existing(rowID: Int64) throws(StoreError) -> StoredRow? {
+        select.reset()
+        try select.bind(rowID, at: 1)
+        defer { select.reset() }
+        guard try select.step() else { return nil }
+        let n = fieldCount
+        var values: [FieldValue?] = []
+        values.reserveCapacity(n)
+        for i in 0..<n { values.append(readValue(select, i, field: i)) }
+        return StoredRow(
+            values: values, runID: select.int64(n), hash: select.int64(n + 1), input: select.text(n + 2),
+            line: select.isNull(n + 3) ? nil : Int(select.int64(n + 3)), source: select.text(n + 4))
+    }
+}
+
+/// A schema row as stored.
+struct StoredRow {
+    var values: [FieldValue?]
+    var runID: Int64
+    var hash: Int64
+    var input: String?
+    var line: Int?
+    var source: String?
+}
+
+/// A fast 64-bit hash of a row's values (not cryptographic: it only tells changed rows from
+/// unchanged ones).
+struct RowHasher {
+    private var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+    static func seed(_ name: String) -> UInt64 {
+        var hasher = RowHasher()
+        var name = name
+        name.withUTF8 { hasher.mix(bytes: UnsafeRawBufferPointer($0)) }
+        return hasher.finalize()
+    }
+
+    @inline(__always)
+    mutating func mix(_ word: UInt64) {
+        state = (state ^ word) &* 0xFF51_AFD7_ED55_8CCD
+        state ^= state >> 29
+    }
+
+    mutating func mix(bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        let count = bytes.count
+        while offset + 8 <= count {
+            mix(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            offset += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < count {
+            tail |= UInt64(bytes[offset]) << shift
+            shift += 8
+            offset += 1
+        }
+        mix(tail ^ (UInt64(count) << 56))
+    }
+
+    func finalize() -> UInt64 {
+        var x = state
+        x ^= x >> 33
+        x = x &* 0xC4CE_B9FE_1A85_EC53
+        x ^= x >> 33
+        return x
+    }
+}

@@ -1,0 +1,211 @@
+import CSQLite
+import Foundation
+
+/// A Vinyard database: one SQLite file holding a table per ``Schema`` plus the bookkeeping tables
+/// `vinyard_meta`, `import_runs`, `rejects`, `findings` and `duplicates`.
+///
+/// Opening refuses, and leaves byte-for-byte untouched, a file that is not an SQLite database and
+/// an SQLite database that holds other tables but no `vinyard_meta` table. An existing empty file
+/// is taken as a new database. Writers use WAL mode with `synchronous=NORMAL` and wait up to the
+/// busy timeout for another writer instead of failing.
+public final class VinyardStore {
+    /// The underlying connection (for streaming reads with ``Statement``).
+    public let connection: Connection
+    /// The database file path.
+    public let path: String
+    /// True when opened with ``init(path:readOnly:busyTimeout:)`` `readOnly: true`.
+    public let isReadOnly: Bool
+    /// Seconds a writer waits for another connection's lock.
+    public let busyTimeout: Double
+    /// True when the file holds the Vinyard bookkeeping tables (false for a new, read-only open).
+    public private(set) var isInitialized: Bool
+
+    /// The database format this code writes (`vinyard_meta.format`).
+    public static let formatVersion = 1
+    /// Tables Vinyard keeps for itself; a schema cannot use these names.
+    public static let bookkeepingTables: [String] = ["vinyard_meta", "import_runs", "rejects", "findings", "duplicates"]
+    /// The bookkeeping columns every schema table has, after the schema's fields.
+    public static let bookkeepingColumns: [String] = [
+        "_key", "_source", "_input", "_line", "_run_id", "_first_run_id", "_hash", "_updated_at",
+    ]
+
+    /// Opens (and, for writers, creates) the Vinyard database at `path`.
+    /// - Throws: ``VinyardError`` `.malformedInput` for a file that is not a Vinyard database,
+    ///   `.missingInput` for a read-only open of a missing file, `.cantCreate` when the file cannot
+    ///   be created or written, `.store` for other SQLite failures.
+    public init(path: String, readOnly: Bool = false, busyTimeout: Double = 30) throws {
+        self.path = path
+        self.isReadOnly = readOnly
+        self.busyTimeout = busyTimeout
+        try Self.checkFile(path: path, readOnly: readOnly)
+        do {
+            connection = try Connection(path: path, mode: readOnly ? .readOnly : .readWriteCreate)
+        } catch {
+            throw Self.openError(error, path: path, readOnly: readOnly)
+        }
+        connection.setBusyTimeout(seconds: busyTimeout)
+        isInitialized = false
+        do {
+            let tables = try userTableNames()
+            if tables.contains("vinyard_meta") {
+                isInitialized = true
+                try checkFormat()
+            } else if !tables.isEmpty {
+                let listed = tables.prefix(5).joined(separator: ", ") + (tables.count > 5 ? ", …" : "")
+                throw VinyardError(
+                    .malformedInput,
+                    "\(path) is an SQLite database but not a Vinyard database (it holds tables \(listed) and no "
+                        + "vinyard_meta table); it was left untouched: choose another --db path")
+            }
+            if !readOnly {
+                try configureWriter()
+                if !isInitialized { try createBookkeeping() }
+                isInitialized = true
+            } else {
+                try connection.execute("PRAGMA cache_size=-65536")
+            }
+        } catch let error as StoreError {
+            throw Self.openError(error, path: path, readOnly: readOnly)
+        }
+    }
+
+    // MARK: Opening checks
+
+    /// The 16-byte header every SQLite 3 database file starts with.
+    static let sqliteHeader: [UInt8] = Array("SQLite format 3".utf8) + [0]
+
+    private static func checkFile(path: String, readOnly: Bool) throws {
+        guard !path.isEmpty else { throw VinyardError(.usage, "the database path is empty") }
+        var isDirectory: ObjCBool = false
+        let fm = FileManager.default
+        if fm.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue {
+                throw VinyardError(.cantCreate, "\(path) is a directory, not a database file")
+            }
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw VinyardError(.io, "cannot read \(path): permission denied")
+            }
+            defer { try? handle.close() }
+            let header = (try? handle.read(upToCount: 16)) ?? Data()
+            if !header.isEmpty, Array(header) != sqliteHeader {
+                throw VinyardError(
+                    .malformedInput,
+                    "\(path) is not a Vinyard database (not an SQLite file); it was left untouched: "
+                        + "choose another --db path")
+            }
+            if !readOnly, !fm.isWritableFile(atPath: path) {
+                throw VinyardError(.cantCreate, "cannot write the database \(path): permission denied")
+            }
+        } else if readOnly {
+            throw VinyardError(
+                .missingInput, "no database at \(path): run `vinyard import --db \(path)` first")
+        } else {
+            let directory = (path as NSString).deletingLastPathComponent
+            let dir = directory.isEmpty ? "." : directory
+            if !fm.fileExists(atPath: dir, isDirectory: &isDirectory) || !isDirectory.boolValue {
+                throw VinyardError(.cantCreate, "cannot create the database \(path): directory \(dir) does not exist")
+            }
+            if !fm.isWritableFile(atPath: dir) {
+                throw VinyardError(.cantCreate, "cannot create the database \(path): directory \(dir) is not writable")
+            }
+        }
+    }
+
+    private static func openError(_ error: StoreError, path: String, readOnly: Bool) -> VinyardError {
+        if error.isNotADatabase {
+            return VinyardError(.malformedInput, "\(path) is not a Vinyard database (not a valid SQLite file)", cause: error)
+        }
+        if error.isCantOpen {
+            return VinyardError(
+                readOnly ? .missingInput : .cantCreate, "cannot open the database \(path)", cause: error)
+        }
+        if error.isReadOnly { return VinyardError(.cantCreate, "cannot write the database \(path)", cause: error) }
+        return storeError(error, "cannot open the database \(path)")
+    }
+
+    /// Wraps a ``StoreError`` as a ``VinyardError`` with a code that matches the failure.
+    static func storeError(_ error: StoreError, _ context: String) -> VinyardError {
+        if error.isBusy {
+            return VinyardError(.store, "\(context): the database is locked by another process", cause: error)
+        }
+        if error.isDiskFull { return VinyardError(.io, "\(context): disk full or I/O error", cause: error) }
+        if error.isNotADatabase { return VinyardError(.malformedInput, "\(context): not a valid SQLite file", cause: error) }
+        return VinyardError(.store, context, cause: error)
+    }
+
+    private func userTableNames() throws(StoreError) -> [String] {
+        let statement = try connection.prepare(
+            "SELECT name FROM main.sqlite_schema WHERE type IN ('table','view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+        var names: [String] = []
+        while try statement.step() { names.append(statement.text(0) ?? "") }
+        return names
+    }
+
+    private func checkFormat() throws {
+        let format = try connection.scalarText("SELECT value FROM vinyard_meta WHERE key = 'format'")
+        guard let format, let version = Int(format) else {
+            throw VinyardError(.malformedInput, "\(path) has a vinyard_meta table without a format version")
+        }
+        if version > Self.formatVersion {
+            throw VinyardError(
+                .store, "\(path) was written by a newer Vinyard (database format \(version), this tool reads \(Self.formatVersion))")
+        }
+    }
+
+    private func configureWriter() throws(StoreError) {
+        // journal_mode returns a row; run it through a statement so a failure is reported.
+        let wal = try connection.prepare("PRAGMA journal_mode=WAL")
+        _ = try wal.step()
+        try connection.execute("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536; PRAGMA temp_store=FILE")
+    }
+
+    private func createBookkeeping() throws(StoreError) {
+        let now = Self.timestamp(Date())
+        try connection.begin(.immediate)
+        do {
+            try connection.execute(
+                """
+                CREATE TABLE IF NOT EXISTS vinyard_meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+                INSERT OR IGNORE INTO vinyard_meta(key, value) VALUES
+                  ('format', '\(Self.formatVersion)'), ('created_at', '\(now)'), ('created_by', 'vinyard \(VinyardVersion.string)');
+                CREATE TABLE IF NOT EXISTS import_runs(
+                  id INTEGER PRIMARY KEY AUTOINCREMENT, started_at TEXT NOT NULL, finished_at TEXT,
+                  tool_version TEXT NOT NULL, options TEXT NOT NULL DEFAULT '{}', inputs TEXT NOT NULL DEFAULT '[]',
+                  read INTEGER NOT NULL DEFAULT 0, inserted INTEGER NOT NULL DEFAULT 0,
+                  updated INTEGER NOT NULL DEFAULT 0, unchanged INTEGER NOT NULL DEFAULT 0,
+                  duplicates INTEGER NOT NULL DEFAULT 0, rejected INTEGER NOT NULL DEFAULT 0,
+                  findings TEXT NOT NULL DEFAULT '{}', elapsed_seconds REAL, status TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS rejects(
+                  id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, table_name TEXT, input TEXT NOT NULL,
+                  line INTEGER, element INTEGER, source TEXT, raw TEXT NOT NULL, raw_text TEXT,
+                  findings TEXT NOT NULL, reason TEXT NOT NULL);
+                CREATE INDEX IF NOT EXISTS rejects_run ON rejects(run_id);
+                CREATE TABLE IF NOT EXISTS findings(
+                  id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, table_name TEXT NOT NULL, key TEXT NOT NULL,
+                  input TEXT, line INTEGER, code TEXT NOT NULL, severity TEXT NOT NULL, field TEXT,
+                  message TEXT NOT NULL, suggestion TEXT);
+                CREATE INDEX IF NOT EXISTS findings_key ON findings(table_name, key);
+                CREATE TABLE IF NOT EXISTS duplicates(
+                  id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, table_name TEXT NOT NULL, key TEXT NOT NULL,
+                  input TEXT, line INTEGER, action TEXT NOT NULL, raw TEXT NOT NULL, findings TEXT NOT NULL);
+                CREATE INDEX IF NOT EXISTS duplicates_key ON duplicates(table_name, key);
+                """)
+            try connection.commit()
+        } catch {
+            try? connection.rollback()
+            throw error
+        }
+    }
+
+    /// An ISO 8601 UTC timestamp with milliseconds, e.g. `2024-05-01T12:00:00.123Z`.
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+}
+
+/// Quotes an SQL identifier: `"name"`, with embedded quotes doubled.
+func quoteIdentifier(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
