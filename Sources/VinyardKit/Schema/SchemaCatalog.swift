@@ -102,7 +102,8 @@ public struct SchemaCatalog: Sendable {
     }
 
     /// Adds or replaces a schema from a file (`--schema FILE`); its short name is the file name
-    /// without `.schema.json` (or `.json`). Mappings that name it use the new one.
+    /// without `.schema.json` (or `.json`); a schema with a bundled table name replaces that one.
+    /// Mappings that name it use the new one.
     @discardableResult
     public mutating func loadSchema(file path: String) throws -> Schema {
         let text = try Self.read(path)
@@ -112,7 +113,7 @@ public struct SchemaCatalog: Sendable {
         // A file that redefines a bundled table replaces it under its bundled name too.
         if let existing = schemas.first(where: { $0.value.name == schema.name })?.key { schemas[existing] = schema }
         schemas[name] = schema
-        for mapping in mappings where mapping.schema == name { try validate(mapping) }
+        // Mappings are checked against it when a Mapper is built for them.
         return schema
     }
 
