@@ -114,7 +114,7 @@ public enum CoordinateValidator {
                     .coordNullIsland, .warning, field: latitudeField,
                     message: "coordinates 0,0 (\"null island\") are almost always a missing position; check the source"))
         }
-        return findings.isEmpty
+        return !findings.contains(where: { $0.severity == .error })
             ? CoordinateCheck(latitude: lat, longitude: lon, findings: findings)
             : CoordinateCheck(latitude: nil, longitude: nil, findings: findings)
     }
