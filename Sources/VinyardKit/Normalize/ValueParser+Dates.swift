@@ -50,7 +50,11 @@ public struct DatePattern: Sendable, Hashable {
     /// The value as ISO `yyyy-MM-dd` (or `yyyy-MM` without a day), nil when it does not match or
     /// is not a real date.
     public func parse(_ s: String) -> String? {
-        let b = Array(s.utf8)
+        if let r = s.utf8.withContiguousStorageIfAvailable({ parse(bytes: $0) }) { return r }
+        return Array(s.utf8).withUnsafeBufferPointer { parse(bytes: $0) }
+    }
+
+    func parse(bytes b: UnsafeBufferPointer<UInt8>) -> String? {
         var i = 0
         var year = -1, month = -1, day = -1
         func digits(min: Int, max: Int) -> Int? {
@@ -88,12 +92,25 @@ extension ValueParser {
     /// `yyyy-MM-dd`, or `yyyy-MM` when `day` is nil; nil when the date does not exist.
     static func isoDate(year: Int, month: Int, day: Int?) -> String? {
         guard (1...9999).contains(year), (1...12).contains(month) else { return nil }
-        var out = pad(year, 4) + "-" + pad(month, 2)
-        if let day {
-            guard day >= 1, day <= daysIn(month: month, year: year) else { return nil }
-            out += "-" + pad(day, 2)
+        if let day { guard day >= 1, day <= daysIn(month: month, year: year) else { return nil } }
+        let n = day == nil ? 7 : 10
+        return String(unsafeUninitializedCapacity: n) { out in
+            func put(_ v: Int, _ at: Int, _ width: Int) {
+                var v = v
+                for k in stride(from: at + width - 1, through: at, by: -1) {
+                    out[k] = UInt8(0x30 + v % 10)
+                    v /= 10
+                }
+            }
+            put(year, 0, 4)
+            out[4] = 0x2D
+            put(month, 5, 2)
+            if let day {
+                out[7] = 0x2D
+                put(day, 8, 2)
+            }
+            return n
         }
-        return out
     }
 
     static func daysIn(month: Int, year: Int) -> Int {
@@ -102,11 +119,6 @@ extension ValueParser {
         case 4, 6, 9, 11: 30
         default: 31
         }
-    }
-
-    private static func pad(_ v: Int, _ width: Int) -> String {
-        let s = String(v)
-        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }
 
     /// A calendar date as ISO `yyyy-MM-dd`: ISO (`2019-03-01`, `2019/03/01`), German

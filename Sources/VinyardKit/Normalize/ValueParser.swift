@@ -33,8 +33,10 @@ public enum ValueParser {
     /// The text without leading and trailing ASCII white space and no-break spaces; returns the
     /// same string (no copy) when there is nothing to trim.
     public static func trimmed(_ s: String) -> String {
-        let u = s.utf8
-        guard let first = u.first, let last = u.last else { return s }
+        let ends: (UInt8, UInt8)? =
+            s.utf8.withContiguousStorageIfAvailable { b in b.isEmpty ? nil : (b[0], b[b.count - 1]) }
+            ?? s.utf8.first.flatMap { f in s.utf8.last.map { (f, $0) } }
+        guard let (first, last) = ends else { return s }
         if !isSpace(first), !isSpace(last), first != 0xC2, last != 0xA0 { return s }
         return String(s.trimmingSpaces())
     }
@@ -83,6 +85,10 @@ public enum ValueParser {
     public static func parseNumber(
         _ s: String, decimal: DecimalSeparator = .auto
     ) -> Result<Double, NumberFailure> {
+        if let fast = simpleDecimal(s, decimal: decimal) {
+            guard let d = Double(fast), d.isFinite else { return .failure(.invalid) }
+            return .success(d == 0 ? 0 : d)
+        }
         switch clean(s, decimal: decimal) {
         case .failure(let f): return .failure(f)
         case .success(let c):
@@ -116,6 +122,49 @@ public enum ValueParser {
             guard let i = Int64(intPart) else { return .failure(.tooLarge) }
             return .success(i)
         }
+    }
+
+    /// The common case without allocation: `[-]digits[(.|,)digits]` where the separator is
+    /// certainly the decimal one; returns the text with `.` as the decimal point, or nil to take
+    /// the general path.
+    static func simpleDecimal(_ s: String, decimal: DecimalSeparator) -> String? {
+        let result: String?? = s.utf8.withContiguousStorageIfAvailable { b -> String? in
+            let n = b.count
+            guard n > 0, n <= 32 else { return nil }
+            var i = 0
+            if b[0] == 0x2D || b[0] == 0x2B { i = 1 }
+            let digitsStart = i
+            var sepAt = -1
+            while i < n {
+                let c = b[i]
+                if c >= 0x30 && c <= 0x39 {
+                    i += 1
+                    continue
+                }
+                guard sepAt < 0, c == 0x2E || c == 0x2C else { return nil }
+                sepAt = i
+                i += 1
+            }
+            if sepAt < 0 {
+                guard n > digitsStart else { return nil }
+                return s
+            }
+            let before = sepAt - digitsStart
+            let after = n - sepAt - 1
+            guard before >= 1, after >= 1 else { return nil }
+            let maybeGroup = after == 3 && before <= 3
+            if b[sepAt] == 0x2E {
+                if decimal == .comma && maybeGroup { return nil }
+                return s
+            }
+            // A comma: a decimal comma unless it could be a thousands separator.
+            if decimal == .point || maybeGroup { return nil }
+            return String(unsafeUninitializedCapacity: n) { out in
+                for j in 0..<n { out[j] = j == sepAt ? 0x2E : b[j] }
+                return n
+            }
+        }
+        return result ?? nil
     }
 
     struct CleanNumber {

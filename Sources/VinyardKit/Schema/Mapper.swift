@@ -72,11 +72,13 @@ public final class Mapper {
     private var layoutNames: [String] = []
     private var layoutPlan: [PlanEntry] = []
     private var slotsByName: [String: [Slot]] = [:]
-    private var touched: [Bool]
+    private var datePatterns: [DatePattern] = []
 
+    /// Plain data (no references), so copying a plan entry costs no reference counting.
     struct Slot {
         enum Kind {
-            case assign(field: Int, unitFactor: Double?, datePattern: DatePattern?, asJSON: Bool)
+            /// `pattern` indexes `datePatterns` (-1: none); `unitFactor` 0 means none.
+            case assign(field: Int, unitFactor: Double, pattern: Int, asJSON: Bool)
             case split(make: Int, model: Int)
         }
         var kind: Kind
@@ -102,7 +104,6 @@ public final class Mapper {
                 field: $1, index: $0, catalog: catalog, decimal: options.decimalSeparator,
                 referenceYear: options.referenceYear)
         }
-        self.touched = Array(repeating: false, count: schema.fields.count)
         let index = Dictionary(schema.fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
         for (priority, map) in mapping.fields.enumerated() {
             let kind: Slot.Kind
@@ -114,8 +115,12 @@ public final class Mapper {
                 var unit = map.unit
                 if map.transform == .milesToKm { unit = "mi" }
                 let factor = try unit.map { try Self.unitFactor(from: $0, to: schema.fields[f].unit, strict: true) } ?? nil
-                let pattern = map.dateFormat.flatMap(DatePattern.init)
-                kind = .assign(field: f, unitFactor: factor, datePattern: pattern, asJSON: map.transform == .jsonArray)
+                var pattern = -1
+                if let p = map.dateFormat.flatMap(DatePattern.init) {
+                    pattern = datePatterns.count
+                    datePatterns.append(p)
+                }
+                kind = .assign(field: f, unitFactor: factor ?? 0, pattern: pattern, asJSON: map.transform == .jsonArray)
             } else {
                 continue
             }
@@ -145,7 +150,7 @@ public final class Mapper {
         var result = explicit[folded] ?? []
         if result.isEmpty, mapping.matchAliases, !ignored.contains(folded), let f = aliases[folded] {
             let factor = Self.bracketUnit(name).flatMap { try? Self.unitFactor(from: $0, to: schema.fields[f].unit, strict: false) }
-            result = [Slot(kind: .assign(field: f, unitFactor: factor, datePattern: nil, asJSON: false), priority: 1_000_000)]
+            result = [Slot(kind: .assign(field: f, unitFactor: factor ?? 0, pattern: -1, asJSON: false), priority: 1_000_000)]
         }
         if slotsByName.count < 10_000 { slotsByName[name] = result }
         return result
@@ -184,9 +189,12 @@ public final class Mapper {
     /// - Complexity: O(*f*) for *f* raw fields, after the first record of a layout.
     public func map(_ raw: RawRecord) -> CanonicalRecord {
         let plan = plan(for: raw.fields)
-        var values = [FieldValue?](repeating: nil, count: schema.fields.count)
+        let known = self.known
+        let fieldCount = typers.count
+        var values = [FieldValue?](repeating: nil, count: fieldCount)
         var findings: [Finding] = []
-        for i in touched.indices { touched[i] = false }
+        // Which fields had a non-empty source value (local: no exclusivity checks in the loop).
+        var touched = [Bool](repeating: false, count: fieldCount)
         var latitude: CoordinateValidator.CoordinateInput?
         var longitude: CoordinateValidator.CoordinateInput?
 
@@ -202,7 +210,10 @@ public final class Mapper {
                     if f == known.latitude { latitude = input } else { longitude = input }
                     continue
                 }
-                switch typers[f].type(value, unitFactor: factor, datePattern: pattern, asJSON: asJSON) {
+                switch typers[f].type(
+                    value, unitFactor: factor == 0 ? nil : factor, datePattern: pattern < 0 ? nil : datePatterns[pattern],
+                    asJSON: asJSON)
+                {
                 case .success(let v): values[f] = v
                 case .failure(let finding): findings.append(finding)
                 }
@@ -267,7 +278,7 @@ public final class Mapper {
                     message: "the row is not valid UTF-8 and was read as Windows-1252; check accented letters, or save the file as UTF-8"))
         }
 
-        let key = makeKey(values, &findings)
+        let key = makeKey(values, touched, &findings)
         for i in findings.indices {
             if findings[i].input == nil { findings[i].input = raw.provenance.input }
             if findings[i].line == nil { findings[i].line = raw.provenance.line }
@@ -297,7 +308,7 @@ public final class Mapper {
         return t.isEmpty ? nil : t
     }
 
-    private func makeKey(_ values: [FieldValue?], _ findings: inout [Finding]) -> String? {
+    private func makeKey(_ values: [FieldValue?], _ touched: [Bool], _ findings: inout [Finding]) -> String? {
         switch mapping.key {
         case .vin:
             return text(values, known.vin)
