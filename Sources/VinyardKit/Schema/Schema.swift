@@ -61,15 +61,19 @@ public struct Field: Sendable, Hashable, Codable {
         public var maximum: Double?
         public var `enum`: [String]?
         public var pattern: String?
+        /// A maximum relative to the current year: the maximum is this year plus the offset
+        /// (`model_year` allows next year's models: offset 1). Applied together with `maximum`.
+        public var maximumYearOffset: Int?
         public init(
             required: Bool? = nil, minimum: Double? = nil, maximum: Double? = nil, enum: [String]? = nil,
-            pattern: String? = nil
+            pattern: String? = nil, maximumYearOffset: Int? = nil
         ) {
             self.required = required
             self.minimum = minimum
             self.maximum = maximum
             self.enum = `enum`
             self.pattern = pattern
+            self.maximumYearOffset = maximumYearOffset
         }
     }
 
@@ -83,10 +87,12 @@ public struct Field: Sendable, Hashable, Codable {
     public var aliases: [String]
     /// The name of a synonym table (`Schemas/synonyms.json`) that canonicalizes this field's values.
     public var synonyms: String?
+    /// The unit values are stored in (`km`, `kW`, `l`); a source in another unit is converted.
+    public var unit: String?
 
     public init(
         name: String, type: FieldType, format: String? = nil, title: String? = nil, description: String? = nil,
-        constraints: Constraints? = nil, aliases: [String] = [], synonyms: String? = nil
+        constraints: Constraints? = nil, aliases: [String] = [], synonyms: String? = nil, unit: String? = nil
     ) {
         self.name = name
         self.type = type
@@ -96,10 +102,11 @@ public struct Field: Sendable, Hashable, Codable {
         self.constraints = constraints
         self.aliases = aliases
         self.synonyms = synonyms
+        self.unit = unit
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, type, format, title, description, constraints, aliases, synonyms
+        case name, type, format, title, description, constraints, aliases, synonyms, unit
     }
 
     public init(from decoder: any Decoder) throws {
@@ -112,6 +119,7 @@ public struct Field: Sendable, Hashable, Codable {
         constraints = try c.decodeIfPresent(Constraints.self, forKey: .constraints)
         aliases = try c.decodeIfPresent([String].self, forKey: .aliases) ?? []
         synonyms = try c.decodeIfPresent(String.self, forKey: .synonyms)
+        unit = try c.decodeIfPresent(String.self, forKey: .unit)
     }
 
     public var isRequired: Bool { constraints?.required ?? false }

@@ -1,0 +1,356 @@
+import Foundation
+
+/// Types and normalizes one schema field's raw values: trims, parses by the schema type (never
+/// guessed), applies case folding, synonyms, enums, ranges and patterns. Findings carry the field
+/// and a message that says what to do; input and line are added by the ``Mapper``.
+struct FieldTyper {
+    let field: Field
+    let index: Int
+    private let synonyms: SynonymTable?
+    /// Folded enum spelling → canonical enum value.
+    private let enumValues: [String: String]?
+    private let minimum: Double?
+    private let maximum: Double?
+    private let pattern: NSRegularExpression?
+    private let decimal: DecimalSeparator
+    /// Cache of string results for enum/synonym fields (values repeat a lot), bounded.
+    private var cache: [String: TypedValue] = [:]
+    private static let cacheLimit = 4096
+
+    init(field: Field, index: Int, catalog: SchemaCatalog, decimal: DecimalSeparator, referenceYear: Int) throws {
+        self.field = field
+        self.index = index
+        self.decimal = decimal
+        if let name = field.synonyms {
+            guard let table = catalog.synonyms[name] else {
+                throw VinyardError(.usage, "field '\(field.name)' names unknown synonym table '\(name)'")
+            }
+            synonyms = table
+        } else {
+            synonyms = nil
+        }
+        if let values = field.constraints?.enum {
+            var map: [String: String] = [:]
+            for v in values { map[Schema.fold(v)] = v }
+            enumValues = map
+        } else {
+            enumValues = nil
+        }
+        minimum = field.constraints?.minimum
+        var max = field.constraints?.maximum
+        if let offset = field.constraints?.maximumYearOffset {
+            let yearMax = Double(referenceYear + offset)
+            max = max.map { Swift.min($0, yearMax) } ?? yearMax
+        }
+        maximum = max
+        if let p = field.constraints?.pattern {
+            do {
+                pattern = try NSRegularExpression(pattern: "^(?:\(p))$")
+            } catch {
+                throw VinyardError(.usage, "field '\(field.name)': pattern '\(p)' is not a valid regular expression")
+            }
+        } else {
+            pattern = nil
+        }
+    }
+
+    /// True for values that count as absent: null, blank text, an empty array.
+    static func isEmpty(_ raw: RawValue) -> Bool {
+        switch raw {
+        case .null: return true
+        case .string(let s):
+            if s.isEmpty { return true }
+            return s.utf8.allSatisfy(ValueParser.isSpace) || ValueParser.trimmed(s).isEmpty
+        case .array(let a): return a.isEmpty
+        case .object(let o): return o.isEmpty
+        case .bool, .number: return false
+        }
+    }
+
+    /// Types a non-empty raw value.
+    /// - Parameters:
+    ///   - unitFactor: multiply numbers by this (a source unit converted to the field's unit).
+    ///   - datePattern: the source's date pattern.
+    ///   - asJSON: store the value as JSON text whatever it is.
+    mutating func type(
+        _ raw: RawValue, unitFactor: Double? = nil, datePattern: DatePattern? = nil, asJSON: Bool = false
+    ) -> TypedValue {
+        if asJSON { return .success(.text(JSONText.encode(raw))) }
+        switch field.type {
+        case .array:
+            return .success(.text(arrayText(raw)))
+        case .string:
+            guard let text = scalarText(raw) else { return .failure(notScalar(raw)) }
+            return string(text)
+        case .integer:
+            return integer(raw, unitFactor: unitFactor)
+        case .number:
+            return number(raw, unitFactor: unitFactor)
+        case .boolean:
+            if case .bool(let b) = raw { return .success(.bool(b)) }
+            guard let text = scalarText(raw) else { return .failure(notScalar(raw)) }
+            if let b = ValueParser.parseBool(text) { return .success(.bool(b)) }
+            return .failure(
+                finding(.fieldType, text, "is not a yes/no value; write true or false (yes/no, 1/0 work too)"))
+        case .date, .dateOrYearMonth, .yearmonth, .datetime:
+            guard let text = scalarText(raw) else { return .failure(notScalar(raw)) }
+            return date(text, pattern: datePattern)
+        }
+    }
+
+    // MARK: Kinds
+
+    private mutating func string(_ text: String) -> TypedValue {
+        if synonyms == nil, enumValues == nil, pattern == nil { return .success(.text(caseFolded(text))) }
+        if let cached = cache[text] { return cached }
+        var result: TypedValue
+        var value = caseFolded(text)
+        if let synonyms, let canonical = synonyms.canonical(value) { value = canonical }
+        if let enumValues {
+            if let canonical = enumValues[Schema.fold(value)] {
+                result = .success(.text(canonical))
+            } else {
+                let known = (field.constraints?.enum ?? []).joined(separator: ", ")
+                let hint = field.synonyms.map { " or add the spelling to Schemas/synonyms.json (\($0))" } ?? ""
+                result = .failure(finding(.fieldEnum, text, "is not a known value; use one of \(known)\(hint)"))
+            }
+        } else {
+            result = .success(.text(value))
+        }
+        if case .success(.text(let v)) = result, let pattern,
+            pattern.firstMatch(in: v, range: NSRange(v.startIndex..., in: v)) == nil
+        {
+            result = .failure(finding(.fieldType, text, "does not match the pattern \(pattern.pattern); fix the value"))
+        }
+        if cache.count < Self.cacheLimit { cache[text] = result }
+        return result
+    }
+
+    private func caseFolded(_ text: String) -> String {
+        switch field.format {
+        case "vin": ValueParser.normalizeVIN(text)
+        case "uppercase": text.utf8.contains(where: { $0 >= 0x61 && $0 <= 0x7A || $0 >= 0x80 }) ? text.uppercased() : text
+        case "lowercase": text.lowercased()
+        default: text
+        }
+    }
+
+    private func integer(_ raw: RawValue, unitFactor: Double?) -> TypedValue {
+        let parsed: Result<Int64, ValueParser.NumberFailure>
+        let text: String
+        switch raw {
+        case .number(let s):
+            text = s
+            parsed = ValueParser.parseInteger(s, decimal: .point)
+        case .string(let s):
+            text = ValueParser.trimmed(s)
+            parsed = ValueParser.parseInteger(text, decimal: decimal)
+        default:
+            return .failure(notScalar(raw, expected: "a whole number"))
+        }
+        switch parsed {
+        case .failure(let f):
+            return .failure(numberFailure(f, text, whole: true))
+        case .success(var i):
+            if let unitFactor {
+                let converted = (Double(i) * unitFactor).rounded()
+                guard abs(converted) < 9.2e18 else { return .failure(numberFailure(.tooLarge, text, whole: true)) }
+                i = Int64(converted)
+            }
+            if let f = rangeFinding(Double(i), text) { return .failure(f) }
+            return .success(.integer(i))
+        }
+    }
+
+    private func number(_ raw: RawValue, unitFactor: Double?) -> TypedValue {
+        let parsed: Result<Double, ValueParser.NumberFailure>
+        let text: String
+        switch raw {
+        case .number(let s):
+            text = s
+            parsed = ValueParser.parseNumber(s, decimal: .point)
+        case .string(let s):
+            text = ValueParser.trimmed(s)
+            parsed = ValueParser.parseNumber(text, decimal: decimal)
+        default:
+            return .failure(notScalar(raw, expected: "a number"))
+        }
+        switch parsed {
+        case .failure(let f):
+            return .failure(numberFailure(f, text, whole: false))
+        case .success(var d):
+            if let unitFactor { d *= unitFactor }
+            if let f = rangeFinding(d, text) { return .failure(f) }
+            return .success(.real(d))
+        }
+    }
+
+    private func date(_ text: String, pattern: DatePattern?) -> TypedValue {
+        let parsed: String?
+        let expected: String
+        switch field.type {
+        case .date:
+            parsed = ValueParser.parseDate(text, pattern: pattern)
+            expected = "yyyy-MM-dd"
+        case .yearmonth:
+            parsed = ValueParser.parseYearMonth(text, pattern: pattern)
+            expected = "yyyy-MM"
+        case .datetime:
+            parsed = ValueParser.parseDateTime(text)
+            expected = "yyyy-MM-ddTHH:mm:ss with an optional offset such as +02:00"
+        default:
+            parsed = ValueParser.parseDateOrYearMonth(text, pattern: pattern)
+            expected = "yyyy-MM-dd or yyyy-MM"
+        }
+        if let parsed { return .success(.text(parsed)) }
+        let source = pattern.map { " (this source writes \($0.text))" } ?? ""
+        return .failure(finding(.fieldDate, text, "is not a valid date; write \(expected)\(source)"))
+    }
+
+    // MARK: Helpers
+
+    private func rangeFinding(_ value: Double, _ text: String) -> Finding? {
+        if let minimum, value < minimum {
+            return finding(.fieldRange, text, "is below the minimum \(FieldValue.format(minimum))\(rangeText); check the value")
+        }
+        if let maximum, value > maximum {
+            return finding(.fieldRange, text, "is above the maximum \(FieldValue.format(maximum))\(rangeText); check the value")
+        }
+        return nil
+    }
+
+    private var rangeText: String {
+        switch (minimum, maximum) {
+        case (let lo?, let hi?): " (allowed \(FieldValue.format(lo))..\(FieldValue.format(hi)))"
+        default: ""
+        }
+    }
+
+    private func numberFailure(_ f: ValueParser.NumberFailure, _ text: String, whole: Bool) -> Finding {
+        let example = whole ? "a whole number such as 45210" : "a number such as 12.5"
+        switch f {
+        case .invalid:
+            return finding(.fieldType, text, "is not \(whole ? "a whole number" : "a number"); write \(example)")
+        case .ambiguous:
+            return finding(
+                .fieldType, text,
+                "is ambiguous: thousands separator or decimal comma? write it without the separator (or with a decimal point)"
+            )
+        case .notWhole:
+            return finding(.fieldType, text, "must be a whole number; drop the fraction")
+        case .tooLarge:
+            return finding(.fieldType, text, "is too large; check the value")
+        }
+    }
+
+    private func scalarText(_ raw: RawValue) -> String? {
+        switch raw {
+        case .string(let s): ValueParser.trimmed(s)
+        case .number(let s): s
+        case .bool(let b): b ? "true" : "false"
+        case .null, .array, .object: nil
+        }
+    }
+
+    private func notScalar(_ raw: RawValue, expected: String = "a single value") -> Finding {
+        let kind: String
+        switch raw {
+        case .array: kind = "a list"
+        case .object: kind = "an object"
+        case .bool: kind = "true/false"
+        default: kind = "text"
+        }
+        return finding(.fieldType, JSONText.encode(raw), "is \(kind) where \(expected) is expected; fix the source or its mapping")
+    }
+
+    private func finding(_ code: FindingCode, _ input: String, _ what: String) -> Finding {
+        Finding(code, .error, field: field.name, message: "\(field.name) '\(Self.clip(input))' \(what)")
+    }
+
+    static func clip(_ s: String) -> String {
+        s.count <= 80 ? s : String(s.prefix(77)) + "..."
+    }
+
+    /// A list value as JSON array text: an array as JSON; text that already is a JSON array kept
+    /// as written; any other scalar as a one-element array.
+    private func arrayText(_ raw: RawValue) -> String {
+        switch raw {
+        case .array: return JSONText.encode(raw)
+        case .string(let s):
+            let t = ValueParser.trimmed(s)
+            if t.hasPrefix("["), t.hasSuffix("]") { return t }
+            return JSONText.encode(.array([.string(t)]))
+        default:
+            return JSONText.encode(.array([raw]))
+        }
+    }
+}
+
+/// A typed value or the finding that explains why the raw value could not be typed.
+enum TypedValue: Sendable, Hashable {
+    case success(FieldValue)
+    case failure(Finding)
+}
+
+/// Writes a ``RawValue`` as compact JSON text (numbers as written).
+enum JSONText {
+    static func encode(_ value: RawValue) -> String {
+        var out = ""
+        // An explicit stack: no recursion whose depth depends on the input.
+        enum Item {
+            case value(RawValue)
+            case text(String)
+        }
+        var stack: [Item] = [.value(value)]
+        while let item = stack.popLast() {
+            switch item {
+            case .text(let s): out += s
+            case .value(let v):
+                switch v {
+                case .null: out += "null"
+                case .bool(let b): out += b ? "true" : "false"
+                case .number(let s): out += s
+                case .string(let s): appendString(s, to: &out)
+                case .array(let a):
+                    out += "["
+                    stack.append(.text("]"))
+                    for (i, e) in a.enumerated().reversed() {
+                        stack.append(.value(e))
+                        if i > 0 { stack.append(.text(",")) }
+                    }
+                case .object(let fields):
+                    out += "{"
+                    stack.append(.text("}"))
+                    for (i, f) in fields.enumerated().reversed() {
+                        stack.append(.value(f.value))
+                        var key = ""
+                        appendString(f.name, to: &key)
+                        stack.append(.text((i > 0 ? "," : "") + key + ":"))
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    static func appendString(_ s: String, to out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        out += "\""
+    }
+}

@@ -1,0 +1,205 @@
+/// A source's date pattern (`MM/yyyy`, `dd.MM.yyyy`, `MM/dd/yyyy`): tokens `yyyy`, `MM`/`M`,
+/// `dd`/`d`; any other character must appear as written.
+public struct DatePattern: Sendable, Hashable {
+    enum Token: Sendable, Hashable {
+        case year, month(exact: Bool), day(exact: Bool), literal(UInt8)
+    }
+    let tokens: [Token]
+    public let text: String
+    /// True when the pattern has a day: it yields `yyyy-MM-dd`, otherwise `yyyy-MM`.
+    public var hasDay: Bool { tokens.contains { if case .day = $0 { true } else { false } } }
+
+    /// Compiles a pattern; nil when it has no year or no month.
+    public init?(_ pattern: String) {
+        var tokens: [Token] = []
+        let b = Array(pattern.utf8)
+        var i = 0
+        while i < b.count {
+            func run(_ c: UInt8) -> Int {
+                var n = 0
+                while i + n < b.count, b[i + n] == c { n += 1 }
+                return n
+            }
+            switch b[i] {
+            case UInt8(ascii: "y"):
+                guard run(b[i]) == 4 else { return nil }
+                tokens.append(.year)
+                i += 4
+            case UInt8(ascii: "M"):
+                let n = run(b[i])
+                guard n <= 2 else { return nil }
+                tokens.append(.month(exact: n == 2))
+                i += n
+            case UInt8(ascii: "d"):
+                let n = run(b[i])
+                guard n <= 2 else { return nil }
+                tokens.append(.day(exact: n == 2))
+                i += n
+            default:
+                tokens.append(.literal(b[i]))
+                i += 1
+            }
+        }
+        guard tokens.contains(.year), tokens.contains(where: { if case .month = $0 { true } else { false } }) else {
+            return nil
+        }
+        self.tokens = tokens
+        self.text = pattern
+    }
+
+    /// The value as ISO `yyyy-MM-dd` (or `yyyy-MM` without a day), nil when it does not match or
+    /// is not a real date.
+    public func parse(_ s: String) -> String? {
+        if let r = s.utf8.withContiguousStorageIfAvailable({ parse(bytes: $0) }) { return r }
+        return Array(s.utf8).withUnsafeBufferPointer { parse(bytes: $0) }
+    }
+
+    func parse(bytes b: UnsafeBufferPointer<UInt8>) -> String? {
+        var i = 0
+        var year = -1, month = -1, day = -1
+        func digits(min: Int, max: Int) -> Int? {
+            var n = 0
+            var v = 0
+            while n < max, i + n < b.count, b[i + n] >= 0x30, b[i + n] <= 0x39 {
+                v = v * 10 + Int(b[i + n] - 0x30)
+                n += 1
+            }
+            guard n >= min else { return nil }
+            i += n
+            return v
+        }
+        for t in tokens {
+            switch t {
+            case .year: guard let v = digits(min: 4, max: 4) else { return nil }; year = v
+            case .month(let exact): guard let v = digits(min: exact ? 2 : 1, max: 2) else { return nil }; month = v
+            case .day(let exact): guard let v = digits(min: exact ? 2 : 1, max: 2) else { return nil }; day = v
+            case .literal(let c):
+                guard i < b.count, b[i] == c else { return nil }
+                i += 1
+            }
+        }
+        guard i == b.count else { return nil }
+        return ValueParser.isoDate(year: year, month: month, day: day < 0 ? nil : day)
+    }
+}
+
+extension ValueParser {
+    private static let isoPatterns = ["yyyy-MM-dd", "yyyy/MM/dd", "yyyy.MM.dd", "dd.MM.yyyy", "d.M.yyyy"].compactMap(
+        DatePattern.init)
+    private static let yearMonthPatterns = ["yyyy-MM", "yyyy/MM", "MM/yyyy", "M/yyyy", "MM.yyyy", "MM-yyyy"].compactMap(
+        DatePattern.init)
+
+    /// `yyyy-MM-dd`, or `yyyy-MM` when `day` is nil; nil when the date does not exist.
+    static func isoDate(year: Int, month: Int, day: Int?) -> String? {
+        guard (1...9999).contains(year), (1...12).contains(month) else { return nil }
+        if let day { guard day >= 1, day <= daysIn(month: month, year: year) else { return nil } }
+        let n = day == nil ? 7 : 10
+        return String(unsafeUninitializedCapacity: n) { out in
+            func put(_ v: Int, _ at: Int, _ width: Int) {
+                var v = v
+                for k in stride(from: at + width - 1, through: at, by: -1) {
+                    out[k] = UInt8(0x30 + v % 10)
+                    v /= 10
+                }
+            }
+            put(year, 0, 4)
+            out[4] = 0x2D
+            put(month, 5, 2)
+            if let day {
+                out[7] = 0x2D
+                put(day, 8, 2)
+            }
+            return n
+        }
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// A calendar date as ISO `yyyy-MM-dd`: ISO (`2019-03-01`, `2019/03/01`), German
+    /// (`01.03.2019`), the source's `pattern` when given, or an ISO date-time at midnight without
+    /// an offset (the time is dropped). Nil otherwise.
+    public static func parseDate(_ s: String, pattern: DatePattern? = nil) -> String? {
+        if let pattern, pattern.hasDay, let d = pattern.parse(s) { return d }
+        for p in isoPatterns { if let d = p.parse(s) { return d } }
+        if let dt = parseDateTime(s), dt.utf8.count > 10 {
+            let date = String(dt.prefix(10))
+            let time = dt.dropFirst(11)
+            if time == "00:00" || time == "00:00:00" || time == "00:00:00Z" || time == "00:00Z"
+                || time.hasPrefix("00:00:00.") && time.dropFirst(9).allSatisfy({ $0 == "0" })
+            {
+                return date
+            }
+        }
+        return nil
+    }
+
+    /// A year-month (`2019-03`, `03/2019`, `3/2019`, `03.2019`, or the source's pattern) as
+    /// `yyyy-MM`, or a full date as ``parseDate(_:pattern:)`` reads it; nil otherwise.
+    public static func parseDateOrYearMonth(_ s: String, pattern: DatePattern? = nil) -> String? {
+        if let pattern, let d = pattern.parse(s) { return d }
+        for p in yearMonthPatterns { if let d = p.parse(s) { return d } }
+        return parseDate(s, pattern: pattern)
+    }
+
+    /// A year-month only, as `yyyy-MM`.
+    public static func parseYearMonth(_ s: String, pattern: DatePattern? = nil) -> String? {
+        if let pattern, !pattern.hasDay, let d = pattern.parse(s) { return d }
+        for p in yearMonthPatterns { if let d = p.parse(s) { return d } }
+        return nil
+    }
+
+    /// An ISO 8601 date-time `yyyy-MM-ddTHH:mm[:ss[.fff]][Z|±HH:MM|±HHMM|±HH]` (a space instead of
+    /// `T` is accepted and written as `T`). The time-zone offset is kept exactly as written, never
+    /// converted. A bare date is returned as the date. Nil when anything is out of range.
+    public static func parseDateTime(_ s: String) -> String? {
+        let b = Array(s.utf8)
+        guard b.count >= 10, let date = isoPatterns[0].parse(String(decoding: b[0..<10], as: UTF8.self)) else {
+            return nil
+        }
+        if b.count == 10 { return date }
+        guard b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t") || b[10] == 0x20 else { return nil }
+        var i = 11
+        func two(_ limit: Int) -> Bool {
+            guard i + 2 <= b.count, isDigit(b[i]), isDigit(b[i + 1]) else { return false }
+            let v = Int(b[i] - 0x30) * 10 + Int(b[i + 1] - 0x30)
+            i += 2
+            return v <= limit
+        }
+        guard two(23), i < b.count, b[i] == UInt8(ascii: ":"), { i += 1; return true }(), two(59) else { return nil }
+        if i < b.count, b[i] == UInt8(ascii: ":") {
+            i += 1
+            guard two(60) else { return nil }
+            if i < b.count, b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",") {
+                i += 1
+                let start = i
+                while i < b.count, isDigit(b[i]) { i += 1 }
+                guard i > start else { return nil }
+            }
+        }
+        if i < b.count {
+            switch b[i] {
+            case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+                i += 1
+            case UInt8(ascii: "+"), UInt8(ascii: "-"):
+                i += 1
+                guard two(23) else { return nil }
+                if i < b.count, b[i] == UInt8(ascii: ":") { i += 1 }
+                if i < b.count { guard two(59) else { return nil } }
+            default:
+                return nil
+            }
+        }
+        guard i == b.count else { return nil }
+        var out = b
+        out[10] = UInt8(ascii: "T")
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+}

@@ -1,0 +1,332 @@
+/// Which character separates decimals in text numbers (JSON numbers always use `.`).
+public enum DecimalSeparator: String, Sendable, Hashable, CaseIterable {
+    /// `12.5` and `12,5` are decimals, `1,234.5` and `1.234,5` are understood, and a lone comma
+    /// followed by exactly three digits (`1,234`) is ambiguous and rejected.
+    case auto
+    /// `.` is the decimal point; `,` groups thousands (`1,234` = 1234).
+    case point
+    /// `,` is the decimal separator; `.` groups thousands (`1.234` = 1234) — a European export.
+    case comma
+}
+
+/// Strict, byte-level parsing of text values into typed values. Nothing is guessed: a value that
+/// does not parse is reported, never silently changed.
+public enum ValueParser {
+    /// Why a number did not parse.
+    public enum NumberFailure: Error, Sendable, Hashable {
+        /// Not a number at all.
+        case invalid
+        /// `1,234` with `DecimalSeparator.auto`: thousands or a decimal comma?
+        case ambiguous
+        /// A fraction where a whole number is required.
+        case notWhole
+        /// Outside the 64-bit integer range.
+        case tooLarge
+    }
+
+    // MARK: Text
+
+    @inline(__always) static func isSpace(_ b: UInt8) -> Bool {
+        b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D || b == 0x0B || b == 0x0C
+    }
+
+    /// The text without leading and trailing ASCII white space and no-break spaces; returns the
+    /// same string (no copy) when there is nothing to trim.
+    public static func trimmed(_ s: String) -> String {
+        let ends: (UInt8, UInt8)? =
+            s.utf8.withContiguousStorageIfAvailable { b in b.isEmpty ? nil : (b[0], b[b.count - 1]) }
+            ?? s.utf8.first.flatMap { f in s.utf8.last.map { (f, $0) } }
+        guard let (first, last) = ends else { return s }
+        if !isSpace(first), !isSpace(last), first != 0xC2, last != 0xA0 { return s }
+        return String(s.trimmingSpaces())
+    }
+
+    /// A VIN as written, normalized: trimmed, upper-case, spaces, dashes and dots removed. It is
+    /// not validated here (see the VIN engine).
+    public static func normalizeVIN(_ s: String) -> String {
+        var clean = true
+        for b in s.utf8 where !((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A)) {
+            clean = false
+            break
+        }
+        if clean { return s }
+        var out: [UInt8] = []
+        out.reserveCapacity(17)
+        for b in s.utf8 {
+            switch b {
+            case 0x20, 0x09, 0x0A, 0x0D, 0x2D, 0x2E, 0x5F: continue  // space, tab, newline, - . _
+            case 0x61...0x7A: out.append(b - 0x20)
+            default: out.append(b)
+            }
+        }
+        let text = String(decoding: out, as: UTF8.self)
+        // Non-ASCII letters (a Windows-1252 export, a full-width digit) are upper-cased too; the
+        // VIN engine reports them as `vin.characters`.
+        return text.utf8.allSatisfy({ $0 < 0x80 }) ? text : text.uppercased().replacingNBSP()
+    }
+
+    // MARK: Booleans
+
+    /// `true/false/yes/no/y/n/1/0/t/f/on/off/ja/nein`, any case; nil otherwise.
+    public static func parseBool(_ s: String) -> Bool? {
+        guard s.utf8.count <= 5 else { return nil }
+        switch s.lowercased() {
+        case "true", "yes", "y", "1", "t", "on", "ja", "j": return true
+        case "false", "no", "n", "0", "f", "off", "nein": return false
+        default: return nil
+        }
+    }
+
+    // MARK: Numbers
+
+    /// Parses a decimal number written as text: optional sign, digits, one decimal separator,
+    /// thousands groups of three (`1,234,567`, `1.234.567`, `1 234 567`, `1'234'567`), an exponent
+    /// (without groups). Not `NaN`, not `inf`, not hex.
+    public static func parseNumber(
+        _ s: String, decimal: DecimalSeparator = .auto
+    ) -> Result<Double, NumberFailure> {
+        if let fast = simpleDecimal(s, decimal: decimal) {
+            guard let d = Double(fast), d.isFinite else { return .failure(.invalid) }
+            return .success(d == 0 ? 0 : d)
+        }
+        switch clean(s, decimal: decimal) {
+        case .failure(let f): return .failure(f)
+        case .success(let c):
+            guard let d = Double(c.text), d.isFinite else { return .failure(.invalid) }
+            return .success(d == 0 ? 0 : d)  // no negative zero
+        }
+    }
+
+    /// Parses a whole number: like ``parseNumber(_:decimal:)``, and a fraction of zeros (`5.0`) is
+    /// accepted; any other fraction is ``NumberFailure/notWhole``.
+    public static func parseInteger(
+        _ s: String, decimal: DecimalSeparator = .auto
+    ) -> Result<Int64, NumberFailure> {
+        // Fast path: plain digits with an optional sign.
+        if let i = Int64(s) { return .success(i) }
+        switch clean(s, decimal: decimal) {
+        case .failure(let f): return .failure(f)
+        case .success(let c):
+            if c.hasExponent {
+                guard let d = Double(c.text), d.isFinite else { return .failure(.invalid) }
+                guard d == d.rounded() else { return .failure(.notWhole) }
+                guard abs(d) < 9.2e18 else { return .failure(.tooLarge) }
+                return .success(Int64(d))
+            }
+            var intPart = Substring(c.text)
+            if let dot = c.text.firstIndex(of: ".") {
+                let fraction = c.text[c.text.index(after: dot)...]
+                guard fraction.utf8.allSatisfy({ $0 == 0x30 }) else { return .failure(.notWhole) }
+                intPart = c.text[..<dot]
+            }
+            guard let i = Int64(intPart) else { return .failure(.tooLarge) }
+            return .success(i)
+        }
+    }
+
+    /// The common case without allocation: `[-]digits[(.|,)digits]` where the separator is
+    /// certainly the decimal one; returns the text with `.` as the decimal point, or nil to take
+    /// the general path.
+    static func simpleDecimal(_ s: String, decimal: DecimalSeparator) -> String? {
+        let result: String?? = s.utf8.withContiguousStorageIfAvailable { b -> String? in
+            let n = b.count
+            guard n > 0, n <= 32 else { return nil }
+            var i = 0
+            if b[0] == 0x2D || b[0] == 0x2B { i = 1 }
+            let digitsStart = i
+            var sepAt = -1
+            while i < n {
+                let c = b[i]
+                if c >= 0x30 && c <= 0x39 {
+                    i += 1
+                    continue
+                }
+                guard sepAt < 0, c == 0x2E || c == 0x2C else { return nil }
+                sepAt = i
+                i += 1
+            }
+            if sepAt < 0 {
+                guard n > digitsStart else { return nil }
+                return s
+            }
+            let before = sepAt - digitsStart
+            let after = n - sepAt - 1
+            guard before >= 1, after >= 1 else { return nil }
+            let maybeGroup = after == 3 && before <= 3
+            if b[sepAt] == 0x2E {
+                if decimal == .comma && maybeGroup { return nil }
+                return s
+            }
+            // A comma: a decimal comma unless it could be a thousands separator.
+            if decimal == .point || maybeGroup { return nil }
+            return String(unsafeUninitializedCapacity: n) { out in
+                for j in 0..<n { out[j] = j == sepAt ? 0x2E : b[j] }
+                return n
+            }
+        }
+        return result ?? nil
+    }
+
+    struct CleanNumber {
+        var text: String
+        var hasExponent: Bool
+    }
+
+    /// Turns a text number into the plain `[-]digits[.digits][e[-]digits]` form.
+    static func clean(_ s: String, decimal: DecimalSeparator) -> Result<CleanNumber, NumberFailure> {
+        let b = Array(s.utf8)
+        var i = 0
+        var negative = false
+        if i < b.count, b[i] == 0x2B || b[i] == 0x2D {
+            negative = b[i] == 0x2D
+            i += 1
+        }
+        // The mantissa: digits and separators; then an optional exponent.
+        let mantissaStart = i
+        var dots: [Int] = []
+        var commas: [Int] = []
+        var others: [Int] = []  // space, apostrophe, underscore: grouping only
+        var digits = 0
+        while i < b.count {
+            let c = b[i]
+            if c >= 0x30 && c <= 0x39 {
+                digits += 1
+            } else if c == 0x2E {
+                dots.append(i)
+            } else if c == 0x2C {
+                commas.append(i)
+            } else if c == 0x20 || c == 0x27 || c == 0x5F {
+                others.append(i)
+            } else {
+                break
+            }
+            i += 1
+        }
+        let mantissaEnd = i
+        guard digits > 0 else { return .failure(.invalid) }
+        var exponent = ""
+        if i < b.count {
+            guard b[i] == 0x65 || b[i] == 0x45, commas.isEmpty, others.isEmpty else { return .failure(.invalid) }
+            i += 1
+            var exp = "e"
+            if i < b.count, b[i] == 0x2B || b[i] == 0x2D {
+                if b[i] == 0x2D { exp += "-" }
+                i += 1
+            }
+            let start = i
+            while i < b.count, b[i] >= 0x30 && b[i] <= 0x39 {
+                exp.unicodeScalars.append(Unicode.Scalar(b[i]))
+                i += 1
+            }
+            guard i == b.count, i > start else { return .failure(.invalid) }
+            exponent = exp
+        }
+
+        // Decide which separator is the decimal one.
+        var decimalAt: Int?
+        var grouping: UInt8?
+        if !dots.isEmpty && !commas.isEmpty {
+            let lastDot = dots[dots.count - 1]
+            let lastComma = commas[commas.count - 1]
+            if lastDot > lastComma {
+                guard dots.count == 1 else { return .failure(.invalid) }
+                decimalAt = lastDot
+                grouping = 0x2C
+            } else {
+                guard commas.count == 1 else { return .failure(.invalid) }
+                decimalAt = lastComma
+                grouping = 0x2E
+            }
+        } else if dots.count == 1 {
+            if decimal == .comma, isGroup(b, at: dots[0], start: mantissaStart, end: mantissaEnd) {
+                grouping = 0x2E
+            } else {
+                decimalAt = dots[0]
+            }
+        } else if dots.count > 1 {
+            grouping = 0x2E
+        } else if commas.count == 1 {
+            switch decimal {
+            case .point: grouping = 0x2C
+            case .comma: decimalAt = commas[0]
+            case .auto:
+                if isGroup(b, at: commas[0], start: mantissaStart, end: mantissaEnd), others.isEmpty {
+                    return .failure(.ambiguous)
+                }
+                decimalAt = commas[0]
+            }
+        } else if commas.count > 1 {
+            grouping = 0x2C
+        }
+        if !others.isEmpty {
+            guard grouping == nil else { return .failure(.invalid) }  // one grouping character only
+            let kind = b[others[0]]
+            guard others.allSatisfy({ b[$0] == kind }) else { return .failure(.invalid) }
+            grouping = kind
+        }
+        if !exponent.isEmpty, grouping != nil { return .failure(.invalid) }
+
+        // Validate the groups of the integer part and build the clean text.
+        let intEnd = decimalAt ?? mantissaEnd
+        var out = negative ? "-" : ""
+        out.reserveCapacity(mantissaEnd - mantissaStart + 2)
+        var groupLength = 0
+        var groupCount = 0
+        for j in mantissaStart..<intEnd {
+            let c = b[j]
+            if c >= 0x30 && c <= 0x39 {
+                groupLength += 1
+                out.unicodeScalars.append(Unicode.Scalar(c))
+            } else if let g = grouping, c == g {
+                if groupCount == 0 {
+                    guard groupLength >= 1 && groupLength <= 3 else { return .failure(.invalid) }
+                } else {
+                    guard groupLength == 3 else { return .failure(.invalid) }
+                }
+                groupCount += 1
+                groupLength = 0
+            } else {
+                return .failure(.invalid)
+            }
+        }
+        if groupCount > 0, groupLength != 3 { return .failure(.invalid) }
+        if groupCount == 0, groupLength == 0 {
+            // `.5` is fine, `-.5` too.
+            out += "0"
+        }
+        if let d = decimalAt {
+            var fraction = ""
+            for j in (d + 1)..<mantissaEnd {
+                let c = b[j]
+                guard c >= 0x30 && c <= 0x39 else { return .failure(.invalid) }
+                fraction.unicodeScalars.append(Unicode.Scalar(c))
+            }
+            if !fraction.isEmpty { out += "." + fraction }
+        }
+        out += exponent
+        return .success(CleanNumber(text: out, hasExponent: !exponent.isEmpty))
+    }
+
+    /// True when the separator at `at` is followed by exactly three digits to the end of the
+    /// mantissa and preceded by one to three digits: it could be a thousands separator.
+    private static func isGroup(_ b: [UInt8], at: Int, start: Int, end: Int) -> Bool {
+        guard end - at - 1 == 3, (1...3).contains(at - start) else { return false }
+        for j in start..<end where j != at {
+            guard b[j] >= 0x30 && b[j] <= 0x39 else { return false }
+        }
+        return true
+    }
+}
+
+extension String {
+    fileprivate func trimmingSpaces() -> Substring {
+        var s = Substring(self)
+        while let c = s.first, c.isWhitespace { s = s.dropFirst() }
+        while let c = s.last, c.isWhitespace { s = s.dropLast() }
+        return s
+    }
+
+    fileprivate func replacingNBSP() -> String {
+        String(unicodeScalars.filter { $0 != "\u{A0}" && !$0.properties.isWhitespace })
+    }
+}

@@ -1,0 +1,400 @@
+import Foundation
+
+/// Options that change how records are mapped and validated.
+public struct MapperOptions: Sendable, Hashable {
+    /// `AccidentFree: false` becomes an error (`--reject-accidents`) instead of a warning.
+    public var rejectAccidents: Bool
+    /// How text numbers separate decimals (JSON numbers always use `.`). Set `.comma` for a
+    /// `;`-delimited European export when you know it writes `12,5`.
+    public var decimalSeparator: DecimalSeparator
+    /// The year `maximumYearOffset` constraints count from (the current year by default).
+    public var referenceYear: Int
+    /// Add a `row.encoding` warning to records decoded as Windows-1252.
+    public var reportEncoding: Bool
+
+    public init(
+        rejectAccidents: Bool = false, decimalSeparator: DecimalSeparator = .auto, referenceYear: Int? = nil,
+        reportEncoding: Bool = true
+    ) {
+        self.rejectAccidents = rejectAccidents
+        self.decimalSeparator = decimalSeparator
+        self.referenceYear = referenceYear ?? Calendar(identifier: .gregorian).component(.year, from: Date())
+        self.reportEncoding = reportEncoding
+    }
+}
+
+/// The indices (into `schema.fields` and `CanonicalRecord.values`) of the fields the pipeline
+/// works with by name; nil when the schema has no such field.
+public struct KnownFields: Sendable, Hashable {
+    public var vin, make, model, modelYear, latitude, longitude, source, sourceID, name: Int?
+    public var accidentFree, vinManufacturer, vinCountry, vinModelYears: Int?
+
+    init(_ schema: Schema) {
+        func index(_ n: String) -> Int? { schema.fields.firstIndex { $0.name == n } }
+        vin = index("vin")
+        make = index("make")
+        model = index("model")
+        modelYear = index("model_year")
+        latitude = schema.fields.firstIndex { $0.format == "latitude" } ?? index("latitude")
+        longitude = schema.fields.firstIndex { $0.format == "longitude" } ?? index("longitude")
+        source = index("source")
+        sourceID = index("source_id")
+        name = index("name")
+        accidentFree = index("accident_free")
+        vinManufacturer = index("vin_manufacturer")
+        vinCountry = index("vin_country")
+        vinModelYears = index("vin_model_years")
+    }
+}
+
+/// Turns ``RawRecord``s of one source into ``CanonicalRecord``s of its schema: source keys to
+/// schema fields, typing, normalization, required/enum/range/date checks, coordinates, the key.
+/// VIN checks are not done here (the VIN string is only normalized).
+///
+/// A mapper caches the plan for the last key layout (a CSV header, a JSON key order) and per key
+/// name, so mapping a row costs one pass over its fields. Not thread-safe: use one per task.
+public final class Mapper {
+    public let mapping: SourceMapping
+    public let schema: Schema
+    public let options: MapperOptions
+    /// Indices of well-known fields, for cross-checks and the VIN engine's decoded values.
+    public let known: KnownFields
+
+    private var typers: [FieldTyper]
+    private let makes: MakeTable
+    /// Folded source key → slots from the mapping's explicit field list, in mapping order.
+    private var explicit: [String: [Slot]] = [:]
+    /// Folded schema name or alias → field index (when the mapping matches aliases).
+    private var aliases: [String: Int] = [:]
+    private var ignored: Set<String> = []
+    private var requiredFields: [Int] = []
+
+    private var layoutNames: [String] = []
+    private var layoutPlan: [PlanEntry] = []
+    private var slotsByName: [String: [Slot]] = [:]
+    private var datePatterns: [DatePattern] = []
+
+    /// Plain data (no references), so copying a plan entry costs no reference counting.
+    struct Slot {
+        enum Kind {
+            /// `pattern` indexes `datePatterns` (-1: none); `unitFactor` 0 means none.
+            case assign(field: Int, unitFactor: Double, pattern: Int, asJSON: Bool)
+            case split(make: Int, model: Int)
+        }
+        var kind: Kind
+        var priority: Int
+    }
+
+    struct PlanEntry {
+        var rawIndex: Int
+        var slot: Slot
+    }
+
+    /// Builds a mapper for a source mapping and the schema it names in `catalog`.
+    public init(mapping: SourceMapping, catalog: SchemaCatalog, options: MapperOptions = MapperOptions()) throws {
+        try catalog.validate(mapping)
+        let schema = try catalog.schema(for: mapping)
+        self.mapping = mapping
+        self.schema = schema
+        self.options = options
+        self.known = KnownFields(schema)
+        self.makes = catalog.makes
+        self.typers = try schema.fields.enumerated().map {
+            try FieldTyper(
+                field: $1, index: $0, catalog: catalog, decimal: options.decimalSeparator,
+                referenceYear: options.referenceYear)
+        }
+        let index = Dictionary(schema.fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for (priority, map) in mapping.fields.enumerated() {
+            let kind: Slot.Kind
+            if map.transform == .splitMakeModel, let t = map.targets, t.count == 2, let m = index[t[0]],
+                let n = index[t[1]]
+            {
+                kind = .split(make: m, model: n)
+            } else if let target = map.target ?? map.targets?.first, let f = index[target] {
+                var unit = map.unit
+                if map.transform == .milesToKm { unit = "mi" }
+                let factor = try unit.map { try Self.unitFactor(from: $0, to: schema.fields[f].unit, strict: true) } ?? nil
+                var pattern = -1
+                if let p = map.dateFormat.flatMap(DatePattern.init) {
+                    pattern = datePatterns.count
+                    datePatterns.append(p)
+                }
+                kind = .assign(field: f, unitFactor: factor ?? 0, pattern: pattern, asJSON: map.transform == .jsonArray)
+            } else {
+                continue
+            }
+            explicit[Schema.fold(map.source), default: []].append(Slot(kind: kind, priority: priority))
+        }
+        if mapping.matchAliases {
+            for (i, field) in schema.fields.enumerated() {
+                for name in [field.name] + field.aliases where aliases[Schema.fold(name)] == nil {
+                    aliases[Schema.fold(name)] = i
+                }
+            }
+        }
+        ignored = Set(mapping.ignore.map(Schema.fold))
+        var required = Set<Int>()
+        for name in mapping.required { if let i = index[name] { required.insert(i) } }
+        for (i, f) in schema.fields.enumerated() where f.isRequired { required.insert(i) }
+        if mapping.key == .vin, let v = known.vin { required.insert(v) }
+        if mapping.key == .sourceID, let s = known.sourceID { required.insert(s) }
+        requiredFields = required.sorted()
+    }
+
+    // MARK: Plan
+
+    private func slots(for name: String) -> [Slot] {
+        if let cached = slotsByName[name] { return cached }
+        let folded = Schema.fold(name)
+        var result = explicit[folded] ?? []
+        if result.isEmpty, mapping.matchAliases, !ignored.contains(folded), let f = aliases[folded] {
+            let factor = Self.bracketUnit(name).flatMap { try? Self.unitFactor(from: $0, to: schema.fields[f].unit, strict: false) }
+            result = [Slot(kind: .assign(field: f, unitFactor: factor ?? 0, pattern: -1, asJSON: false), priority: 1_000_000)]
+        }
+        if slotsByName.count < 10_000 { slotsByName[name] = result }
+        return result
+    }
+
+    private func plan(for fields: [RawField]) -> [PlanEntry] {
+        if fields.count == layoutNames.count {
+            var same = true
+            for i in 0..<fields.count where fields[i].name != layoutNames[i] {
+                same = false
+                break
+            }
+            if same { return layoutPlan }
+        }
+        var entries: [PlanEntry] = []
+        for (i, f) in fields.enumerated() {
+            for var slot in slots(for: f.name) {
+                if slot.priority >= 1_000_000 { slot.priority = 1_000_000 + i }
+                entries.append(PlanEntry(rawIndex: i, slot: slot))
+            }
+        }
+        entries.sort { ($0.slot.priority, $0.rawIndex) < ($1.slot.priority, $1.rawIndex) }
+        layoutNames = fields.map(\.name)
+        layoutPlan = entries
+        return entries
+    }
+
+    /// The keys of a record or header this mapping does not use (neither mapped nor ignored).
+    public func unmappedKeys(_ names: [String]) -> [String] {
+        names.filter { slots(for: $0).isEmpty && !ignored.contains(Schema.fold($0)) }
+    }
+
+    // MARK: Mapping
+
+    /// Maps one raw record. Never throws: whatever is wrong becomes a finding on the record.
+    /// - Complexity: O(*f*) for *f* raw fields, after the first record of a layout.
+    public func map(_ raw: RawRecord) -> CanonicalRecord {
+        let plan = plan(for: raw.fields)
+        let known = self.known
+        let fieldCount = typers.count
+        var values = [FieldValue?](repeating: nil, count: fieldCount)
+        var findings: [Finding] = []
+        // Which fields had a non-empty source value (local: no exclusivity checks in the loop).
+        var touched = [Bool](repeating: false, count: fieldCount)
+        var latitude: CoordinateValidator.CoordinateInput?
+        var longitude: CoordinateValidator.CoordinateInput?
+
+        for entry in plan {
+            let value = raw.fields[entry.rawIndex].value
+            if FieldTyper.isEmpty(value) { continue }
+            switch entry.slot.kind {
+            case .assign(let f, let factor, let pattern, let asJSON):
+                if touched[f] { continue }
+                touched[f] = true
+                if f == known.latitude || f == known.longitude {
+                    let input = coordinate(value)
+                    if f == known.latitude { latitude = input } else { longitude = input }
+                    continue
+                }
+                switch typers[f].type(
+                    value, unitFactor: factor == 0 ? nil : factor, datePattern: pattern < 0 ? nil : datePatterns[pattern],
+                    asJSON: asJSON)
+                {
+                case .success(let v): values[f] = v
+                case .failure(let finding): findings.append(finding)
+                }
+            case .split(let makeIndex, let modelIndex):
+                if touched[makeIndex] { continue }
+                touched[makeIndex] = true
+                guard let text = value.scalarText, let parts = makes.split(ValueParser.trimmed(text)) else {
+                    findings.append(
+                        Finding(
+                            .fieldType, .error, field: schema.fields[makeIndex].name,
+                            message: "'\(JSONText.encode(value))' is not a make and model text; write e.g. 'Land Rover Defender'"))
+                    continue
+                }
+                switch typers[makeIndex].type(.string(parts.make)) {
+                case .success(let v): values[makeIndex] = v
+                case .failure(let finding): findings.append(finding)
+                }
+                if let model = parts.model, !touched[modelIndex] {
+                    touched[modelIndex] = true
+                    switch typers[modelIndex].type(.string(model)) {
+                    case .success(let v): values[modelIndex] = v
+                    case .failure(let finding): findings.append(finding)
+                    }
+                }
+            }
+        }
+
+        // Coordinates.
+        if let lat = known.latitude, let lon = known.longitude, latitude != nil || longitude != nil {
+            let check = CoordinateValidator.check(
+                latitude: latitude, longitude: longitude, latitudeField: schema.fields[lat].name,
+                longitudeField: schema.fields[lon].name)
+            if let v = check.latitude { values[lat] = .real(v) }
+            if let v = check.longitude { values[lon] = .real(v) }
+            findings += check.findings
+        }
+
+        // Required fields: missing or empty (a value that failed typing already has its finding).
+        for f in requiredFields where !touched[f] {
+            if (f == known.latitude || f == known.longitude), latitude != nil || longitude != nil { continue }
+            let name = schema.fields[f].name
+            findings.append(
+                Finding(
+                    .fieldRequired, .error, field: name,
+                    message: "\(name) is required but missing or empty; fill it in or map the column that holds it"))
+        }
+
+        if let s = known.source { values[s] = .text(mapping.name) }
+        if let a = known.accidentFree, values[a] == .bool(false) {
+            let reject = options.rejectAccidents
+            findings.append(
+                Finding(
+                    .vehicleAccident, reject ? .error : .warning, field: schema.fields[a].name,
+                    message: reject
+                        ? "the vehicle is not accident-free and accidents are rejected; drop the reject option to load it"
+                        : "the vehicle is not accident-free; it is loaded and flagged (filter on accident_free)"))
+        }
+        if options.reportEncoding, raw.decodedAsWindows1252 {
+            findings.append(
+                Finding(
+                    .rowEncoding, .warning,
+                    message: "the row is not valid UTF-8 and was read as Windows-1252; check accented letters, or save the file as UTF-8"))
+        }
+
+        let key = makeKey(values, touched, &findings)
+        for i in findings.indices {
+            if findings[i].input == nil { findings[i].input = raw.provenance.input }
+            if findings[i].line == nil { findings[i].line = raw.provenance.line }
+        }
+        return CanonicalRecord(values: values, key: key, provenance: raw.provenance, findings: findings, raw: raw)
+    }
+
+    private func coordinate(_ value: RawValue) -> CoordinateValidator.CoordinateInput {
+        switch value {
+        case .number(let s):
+            if case .success(let d) = ValueParser.parseNumber(s, decimal: .point) { return .init(text: s, value: d) }
+            return .init(text: s, value: nil)
+        case .string(let s):
+            let t = ValueParser.trimmed(s)
+            if case .success(let d) = ValueParser.parseNumber(t, decimal: options.decimalSeparator) {
+                return .init(text: t, value: d)
+            }
+            return .init(text: t, value: nil)
+        default:
+            return .init(text: JSONText.encode(value), value: nil)
+        }
+    }
+
+    private func text(_ values: [FieldValue?], _ index: Int?) -> String? {
+        guard let index, let v = values[index] else { return nil }
+        let t = v.text
+        return t.isEmpty ? nil : t
+    }
+
+    private func makeKey(_ values: [FieldValue?], _ touched: [Bool], _ findings: inout [Finding]) -> String? {
+        switch mapping.key {
+        case .vin:
+            return text(values, known.vin)
+        case .sourceID:
+            return text(values, known.sourceID).map { "\(mapping.name):\($0)" }
+        case .vinOrSourceID:
+            if let vin = text(values, known.vin) { return vin }
+            if let id = text(values, known.sourceID) { return "\(mapping.name):\(id)" }
+            let vinTouched = known.vin.map { touched[$0] } ?? false
+            let idTouched = known.sourceID.map { touched[$0] } ?? false
+            if !vinTouched, !idTouched {
+                findings.append(
+                    Finding(
+                        .fieldRequired, .error, field: "vin",
+                        message: "the record has neither a vin nor an id, so it cannot be keyed; fill in one of them"))
+            }
+            return nil
+        case .location:
+            guard let lat = known.latitude, let lon = known.longitude, case .real(let la)? = values[lat],
+                case .real(let lo)? = values[lon]
+            else { return nil }
+            let name = text(values, known.name).map(Self.normalizedName) ?? ""
+            return "\(name)|\(Self.fixed6(la)),\(Self.fixed6(lo))"
+        }
+    }
+
+    /// Lower-case, trimmed, inner white space collapsed to one space.
+    static func normalizedName(_ s: String) -> String {
+        s.lowercased().split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+
+    /// A coordinate rounded to 1e-6, written with six decimals (`52.354750`).
+    static func fixed6(_ d: Double) -> String {
+        let scaled = (d * 1_000_000).rounded()
+        guard scaled.isFinite, abs(scaled) < 9e18 else { return FieldValue.format(d) }
+        let micro = Int64(scaled)
+        let sign = micro < 0 ? "-" : ""
+        let m = micro.magnitude
+        let frac = String(m % 1_000_000)
+        return "\(sign)\(m / 1_000_000).\(String(repeating: "0", count: 6 - frac.count))\(frac)"
+    }
+
+    // MARK: Units
+
+    /// The unit written in brackets in a header (`Odometer (mi)` → `mi`), lower-cased.
+    static func bracketUnit(_ header: String) -> String? {
+        guard let open = header.firstIndex(where: { $0 == "(" || $0 == "[" }),
+            let close = header[open...].firstIndex(where: { $0 == ")" || $0 == "]" })
+        else { return nil }
+        let unit = header[header.index(after: open)..<close].trimmingCharacters(in: .whitespaces).lowercased()
+        return unit.isEmpty ? nil : unit
+    }
+
+    private static let units: [String: (unit: String, factor: Double)] = [
+        "km": ("km", 1), "kilometres": ("km", 1), "kilometers": ("km", 1),
+        "mi": ("km", 1.609344), "mile": ("km", 1.609344), "miles": ("km", 1.609344), "miles-to-km": ("km", 1.609344),
+        "kw": ("kw", 1), "hp": ("kw", 0.745699872), "bhp": ("kw", 0.745699872), "ps": ("kw", 0.73549875),
+        "cv": ("kw", 0.73549875),
+        "l": ("l", 1), "litres": ("l", 1), "liters": ("l", 1), "gal": ("l", 3.785411784), "gallons": ("l", 3.785411784),
+    ]
+
+    /// The factor converting `from` into the field's `to` unit; nil when none is needed. Throws
+    /// (strict) or returns nil (not strict) when the units do not convert.
+    static func unitFactor(from: String, to: String?, strict: Bool) throws -> Double? {
+        let source = units[from.lowercased()]
+        let target = to.map { $0.lowercased() }
+        guard let source, let target, let base = units[target], base.unit == source.unit else {
+            if strict {
+                throw VinyardError(.usage, "cannot convert unit '\(from)' into '\(to ?? "no unit")'; fix the mapping")
+            }
+            return nil
+        }
+        let factor = source.factor / base.factor
+        return factor == 1 ? nil : factor
+    }
+
+    // MARK: VIN engine hooks
+
+    /// Writes the VIN engine's decoded values into a record of this mapper's schema.
+    public func setVINDecoding(
+        _ record: inout CanonicalRecord, manufacturer: String?, country: String?, modelYears: [Int]
+    ) {
+        if let i = known.vinManufacturer { record.values[i] = manufacturer.map(FieldValue.text) }
+        if let i = known.vinCountry { record.values[i] = country.map(FieldValue.text) }
+        if let i = known.vinModelYears {
+            record.values[i] = modelYears.isEmpty ? nil : .text("[" + modelYears.map(String.init).joined(separator: ",") + "]")
+        }
+    }
+}

@@ -1,0 +1,124 @@
+/// Tells which source mapping fits an input from its CSV header or the keys of its first JSON
+/// record (and the wrapper key, such as `vehicles`). Each mapping whose detection signature
+/// holds is scored by the share of the record's keys it knows; the best wins, a specific mapping
+/// beats the fallback (`fleet`) on a tie, and two specific mappings tied is ambiguous.
+public struct SourceDetector: Sendable {
+    /// A mapping's score for a set of keys.
+    public struct Score: Sendable, Hashable {
+        public var mapping: String
+        /// Share of the keys the mapping knows (0...1), plus 0.25 when the wrapper key matches.
+        public var score: Double
+    }
+
+    private struct Candidate: Sendable {
+        var mapping: SourceMapping
+        var known: Set<String>  // folded keys the mapping maps or ignores
+        /// For folded signatures: signature key (folded) → its schema field's folded name and aliases.
+        var groups: [String: Set<String>]
+    }
+
+    private let candidates: [Candidate]
+
+    public init(catalog: SchemaCatalog) {
+        candidates = catalog.mappings.map { mapping in
+            var known = Set(mapping.fields.map { Schema.fold($0.source) })
+            known.formUnion(mapping.ignore.map(Schema.fold))
+            if mapping.matchAliases, let schema = try? catalog.schema(for: mapping) {
+                for f in schema.fields {
+                    known.insert(Schema.fold(f.name))
+                    for a in f.aliases { known.insert(Schema.fold(a)) }
+                }
+            }
+            var groups: [String: Set<String>] = [:]
+            if mapping.detect.folded, let schema = try? catalog.schema(for: mapping) {
+                // Detection keys of a folded mapping stand for the schema field and its aliases.
+                for key in mapping.detect.all + mapping.detect.any {
+                    guard let i = schema.fieldIndex(named: key) else { continue }
+                    let group = Set([schema.fields[i].name] + schema.fields[i].aliases).map(Schema.fold)
+                    groups[Schema.fold(key)] = Set(group)
+                    known.formUnion(group)
+                }
+            }
+            return Candidate(mapping: mapping, known: known, groups: groups)
+        }
+    }
+
+    /// The scores of every mapping whose signature holds, best first.
+    public func scores(keys: [String], wrapper: String? = nil) -> [Score] {
+        let exact = Set(keys)
+        let folded = keys.map(Schema.fold)
+        let foldedSet = Set(folded)
+        var out: [Score] = []
+        for c in candidates {
+            let m = c.mapping
+            if let wrapper, !m.wrappers.isEmpty, !m.wrappers.contains(wrapper) { continue }
+            guard holds(m.detect, exact: exact, folded: foldedSet, candidate: c) else { continue }
+            let knownCount = folded.filter { c.known.contains($0) }.count
+            var score = keys.isEmpty ? 0 : Double(knownCount) / Double(keys.count)
+            if let wrapper, m.wrappers.contains(wrapper) { score += 0.25 }
+            out.append(Score(mapping: m.name, score: score))
+        }
+        return out.sorted { $0.score > $1.score }
+    }
+
+    private func holds(
+        _ d: SourceMapping.Detection, exact: Set<String>, folded: Set<String>, candidate: Candidate
+    ) -> Bool {
+        func present(_ key: String) -> Bool {
+            if !d.folded { return exact.contains(key) }
+            // A folded signature key matches its schema field's name or any alias.
+            let k = Schema.fold(key)
+            if folded.contains(k) { return true }
+            return candidate.groups[k]?.contains { folded.contains($0) } ?? false
+        }
+        guard d.all.allSatisfy(present) else { return false }
+        if d.anyCount > 0 { return d.any.filter(present).count >= d.anyCount }
+        return true
+    }
+
+    /// Detects the mapping for an input.
+    /// - Parameters:
+    ///   - keys: the CSV header names or the first JSON record's keys.
+    ///   - wrapper: the key the records were wrapped under (`vehicles`), if any.
+    ///   - inputName: used in the error message.
+    /// - Throws: `VinyardError(.usage)` when no mapping fits or two fit equally well; the message
+    ///   lists what each source expects and suggests `--source`.
+    public func detect(keys: [String], wrapper: String? = nil, inputName: String) throws -> SourceMapping {
+        let scores = scores(keys: keys, wrapper: wrapper)
+        guard let best = scores.first, best.score > 0,
+            let bestMapping = candidates.first(where: { $0.mapping.name == best.mapping })?.mapping
+        else {
+            let shown = keys.prefix(12).joined(separator: ", ") + (keys.count > 12 ? ", ..." : "")
+            throw VinyardError(
+                .usage,
+                "\(inputName): cannot tell the source from its keys (\(shown.isEmpty ? "none" : shown)); expected \(expectations()); name one with --source NAME"
+            )
+        }
+        let tied = scores.filter { abs($0.score - best.score) < 1e-9 }
+        let specific = tied.filter { s in !(candidates.first { $0.mapping.name == s.mapping }?.mapping.fallback ?? false) }
+        if specific.count > 1 {
+            throw VinyardError(
+                .usage,
+                "\(inputName): the keys fit several sources equally well (\(specific.map(\.mapping).joined(separator: ", "))); choose one with --source NAME"
+            )
+        }
+        if let one = specific.first, let m = candidates.first(where: { $0.mapping.name == one.mapping })?.mapping {
+            return m
+        }
+        return bestMapping
+    }
+
+    /// `fleet (a column named vin or an alias), autoscout (ID, FirstRegistration and one of ...)`.
+    private func expectations() -> String {
+        candidates.map { c in
+            let d = c.mapping.detect
+            var parts: [String] = []
+            if !d.all.isEmpty { parts.append(d.all.joined(separator: ", ")) }
+            if d.anyCount > 0, !d.any.isEmpty {
+                let anyText = d.any.count == 1 ? d.any[0] : "\(d.anyCount) of \(d.any.joined(separator: "/"))"
+                parts.append(d.folded ? "\(anyText) (or an alias)" : anyText)
+            }
+            return "\(c.mapping.name) (\(parts.joined(separator: " and ")))"
+        }.joined(separator: "; ")
+    }
+}

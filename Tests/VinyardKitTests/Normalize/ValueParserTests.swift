@@ -1,0 +1,140 @@
+import Testing
+@testable import VinyardKit
+
+@Suite struct ValueParserTests {
+    @Test(arguments: [
+        ("12.5", DecimalSeparator.auto, 12.5), ("12,5", .auto, 12.5), ("-3.7495758", .auto, -3.7495758),
+        ("1,234.5", .auto, 1234.5), ("1.234,5", .auto, 1234.5), ("1.234.567", .auto, 1_234_567),
+        ("1 234 567", .auto, 1_234_567), ("1'234", .auto, 1234), (".5", .auto, 0.5), ("+7", .auto, 7),
+        ("1e3", .auto, 1000), ("1,234", .point, 1234), ("1.234", .comma, 1234), ("12,5", .comma, 12.5),
+        ("1.5", .comma, 1.5), ("1,234,567", .auto, 1_234_567), ("-0", .auto, 0),
+    ] as [(String, DecimalSeparator, Double)])
+    func numbers(_ text: String, _ sep: DecimalSeparator, _ expected: Double) {
+        #expect(ValueParser.parseNumber(text, decimal: sep) == .success(expected))
+    }
+
+    @Test(arguments: ["", "abc", "1.2.3,4,5", "12a", "1,23,4", "NaN", "inf", "0x1F", "1e", "--1", "1,2345.6", "1 2345"])
+    func notNumbers(_ text: String) {
+        #expect(ValueParser.parseNumber(text) == .failure(.invalid), "\(text)")
+    }
+
+    @Test func ambiguousThousands() {
+        #expect(ValueParser.parseNumber("1,234") == .failure(.ambiguous))
+        #expect(ValueParser.parseNumber("1,2345") == .success(1.2345))
+    }
+
+    @Test(arguments: [("45210", Int64(45210)), ("007", 7), ("5.0", 5), ("12 345", 12345), ("-12", -12), ("2e3", 2000)])
+    func integers(_ text: String, _ expected: Int64) {
+        #expect(ValueParser.parseInteger(text) == .success(expected))
+    }
+
+    @Test func integerFailures() {
+        #expect(ValueParser.parseInteger("4.5") == .failure(.notWhole))
+        #expect(ValueParser.parseInteger("99999999999999999999") == .failure(.tooLarge))
+        #expect(ValueParser.parseInteger("x") == .failure(.invalid))
+    }
+
+    @Test(arguments: [
+        ("true", true), ("Yes", true), ("y", true), ("1", true), ("FALSE", false), ("no", false), ("N", false),
+        ("0", false),
+    ])
+    func booleans(_ text: String, _ expected: Bool) { #expect(ValueParser.parseBool(text) == expected) }
+
+    @Test func notBooleans() {
+        #expect(ValueParser.parseBool("maybe") == nil)
+        #expect(ValueParser.parseBool("") == nil)
+    }
+
+    @Test(arguments: [
+        ("2019-03-01", "2019-03-01"), ("2019/03/01", "2019-03-01"), ("01.03.2019", "2019-03-01"),
+        ("1.3.2019", "2019-03-01"), ("2020-02-29", "2020-02-29"), ("2019-03-01T00:00:00Z", "2019-03-01"),
+    ])
+    func dates(_ text: String, _ iso: String) { #expect(ValueParser.parseDate(text) == iso) }
+
+    @Test(arguments: ["2019-02-29", "2019-13-01", "2019-00-10", "2019-03-32", "03/01/2019", "2019-03-01T10:00:00", "x"])
+    func notDates(_ text: String) { #expect(ValueParser.parseDate(text) == nil) }
+
+    @Test(arguments: [
+        ("03/2019", "2019-03"), ("3/2019", "2019-03"), ("2019-03", "2019-03"), ("03.2019", "2019-03"),
+        ("2019-03-15", "2019-03-15"),
+    ])
+    func yearMonths(_ text: String, _ iso: String) { #expect(ValueParser.parseDateOrYearMonth(text) == iso) }
+
+    @Test func datePatterns() throws {
+        let us = try #require(DatePattern("MM/dd/yyyy"))
+        #expect(us.parse("03/31/2019") == "2019-03-31")
+        #expect(us.parse("31/03/2019") == nil)
+        #expect(ValueParser.parseDate("03/31/2019", pattern: us) == "2019-03-31")
+        let my = try #require(DatePattern("MM/yyyy"))
+        #expect(ValueParser.parseDateOrYearMonth("13/2019", pattern: my) == nil)
+        #expect(DatePattern("dd/MM") == nil, "a pattern needs a year")
+    }
+
+    @Test(arguments: [
+        ("2024-05-01T10:00:00+02:00", "2024-05-01T10:00:00+02:00"), ("2024-05-01 10:00", "2024-05-01T10:00"),
+        ("2024-05-01T10:00:00.123Z", "2024-05-01T10:00:00.123Z"), ("2024-05-01T10:00:00-0700", "2024-05-01T10:00:00-0700"),
+        ("2024-05-01", "2024-05-01"),
+    ])
+    func dateTimes(_ text: String, _ out: String) { #expect(ValueParser.parseDateTime(text) == out) }
+
+    @Test(arguments: ["2024-05-01T24:00", "2024-05-01T10:61", "2024-05-01T10:00+25:00", "2024-05-01T10", "2024-02-30T10:00"])
+    func notDateTimes(_ text: String) { #expect(ValueParser.parseDateTime(text) == nil) }
+
+    @Test(arguments: [
+        ("1FTFW1E57KFA14352", "1FTFW1E57KFA14352"), (" 1ftfw1e5-7kfa 14352 ", "1FTFW1E57KFA14352"),
+        ("1FT.FW1E57KFA14352", "1FTFW1E57KFA14352"), ("", ""),
+    ])
+    func vins(_ text: String, _ out: String) { #expect(ValueParser.normalizeVIN(text) == out) }
+
+    @Test func trimming() {
+        #expect(ValueParser.trimmed("  a b \t") == "a b")
+        #expect(ValueParser.trimmed("\u{A0}x\u{A0}") == "x")
+        #expect(ValueParser.trimmed("0042") == "0042")
+    }
+}
+
+@Suite struct SynonymTests {
+    let catalog: SchemaCatalog
+    init() throws { catalog = try SchemaCatalog.bundled() }
+
+    @Test(arguments: [
+        ("fuel", "Petrol", "gasoline"), ("fuel", "gasoline", "gasoline"), ("fuel", "Benzin", "gasoline"),
+        ("fuel", "essence", "gasoline"), ("fuel", "unleaded", "gasoline"), ("fuel", "DSL", "diesel"),
+        ("fuel", "Gasoil", "diesel"), ("fuel", "BEV", "electric"), ("fuel", "Elektro", "electric"),
+        ("fuel", "Plug-in Hybrid", "plug_in_hybrid"), ("fuel", "PHEV", "plug_in_hybrid"), ("fuel", "HEV", "hybrid"),
+        ("fuel", "Autogas", "lpg"), ("fuel", "Compressed Natural Gas", "cng"), ("fuel", "E85", "ethanol"),
+        ("fuel", "Flex-Fuel", "flex_fuel"), ("drive_type", "Front-Wheel Drive", "fwd"), ("drive_type", "4x4", "4wd"),
+        ("drive_type", "AWD/All-wheel drive", "awd"), ("drive_type", "RWD", "rwd"), ("transmission", "Auto", "automatic"),
+        ("transmission", "M/T", "manual"), ("transmission", "CVT", "cvt"), ("body_class", "Saloon", "sedan"),
+        ("body_class", "Crew Cab Pickup", "pickup"), ("status", "Decommissioned", "retired"),
+        ("vehicle_type", "Motorbike", "motorcycle"), ("make", "VW", "Volkswagen"), ("make", "Merc", "Mercedes-Benz"),
+        ("make", "mercedes benz", "Mercedes-Benz"), ("make", "Chevy", "Chevrolet"), ("make", "rolls royce", "Rolls-Royce"),
+        ("make", "bmw", "BMW"),
+    ])
+    func canonical(_ table: String, _ spelling: String, _ expected: String) throws {
+        #expect(try #require(catalog.synonyms[table]).canonical(spelling) == expected)
+    }
+
+    @Test func unknownSpelling() throws {
+        #expect(try #require(catalog.synonyms["fuel"]).canonical("Kerosene") == nil)
+        #expect(catalog.makes.canonical("Zastava") == nil)
+    }
+
+    @Test func conflictingSpellingsAreRejected() {
+        #expect(throws: VinyardError.self) {
+            try SynonymTable(name: "t", entries: [("a", ["x"]), ("b", ["X"])])
+        }
+    }
+
+    /// Every canonical synonym of an enum field is one of the field's enum values.
+    @Test func synonymsLandInsideEnums() throws {
+        let schema = try catalog.schema(named: "vehicle")
+        for field in schema.fields {
+            guard let table = field.synonyms, let values = field.constraints?.enum else { continue }
+            let synonyms = try #require(catalog.synonyms[table])
+            for canonical in synonyms.canonicalValues {
+                #expect(values.contains(canonical), "\(field.name): \(canonical) not in enum")
+            }
+        }
+    }
+}

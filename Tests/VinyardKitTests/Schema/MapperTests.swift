@@ -1,0 +1,334 @@
+import Testing
+@testable import VinyardKit
+
+@Suite struct FleetMappingTests {
+    let header = [
+        "Vehicle Identification Number", "Make", "Model", "Model Year", "Reg. plate", "Odometer (km)", "Fuel Type",
+        "Colour", "Status", "First registration", "Latitude", "Longitude", "Notes", "ID",
+    ]
+
+    @Test func mapsAGoodRow() throws {
+        let m = try mapper("fleet")
+        let r = m.map(
+            csvRecord(
+                header,
+                [
+                    " 1ftfw1e5-7kfa 14352 ", "Ford", "F-150", "2019", "ab-123-c", "45210", "Petrol", "Blue", "Active",
+                    "03/2019", "52.3547498", "4.8339215", "line one\nline two", "00042",
+                ], line: 7))
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        #expect(r.key == "1FTFW1E57KFA14352")
+        #expect(r.value("vin", in: m) == .text("1FTFW1E57KFA14352"))
+        #expect(r.value("model_year", in: m) == .integer(2019))
+        #expect(r.value("license_plate", in: m) == .text("AB-123-C"))
+        #expect(r.value("odometer_km", in: m) == .integer(45210))
+        #expect(r.value("fuel_type", in: m) == .text("gasoline"))
+        #expect(r.value("status", in: m) == .text("active"))
+        #expect(r.value("first_registration", in: m) == .text("2019-03"))
+        #expect(r.value("latitude", in: m) == .real(52.3547498))
+        #expect(r.value("notes", in: m) == .text("line one\nline two"))
+        #expect(r.value("source", in: m) == .text("fleet"))
+        #expect(r.value("source_id", in: m) == .text("00042"), "leading zeros stay")
+        #expect(r.provenance.line == 7)
+    }
+
+    @Test func missingVINIsRequired() throws {
+        let m = try mapper("fleet")
+        let r = m.map(csvRecord(["VIN", "Make"], ["  ", "Ford"], line: 9))
+        #expect(r.codes == ["field.required"])
+        #expect(r.findings[0].field == "vin")
+        #expect(r.findings[0].line == 9)
+        #expect(r.findings[0].input == "test.csv")
+        #expect(r.key == nil)
+        #expect(r.isRejected)
+    }
+
+    @Test(arguments: [
+        ("Model Year", "19x9", "field.type"), ("Model Year", "1890", "field.range"),
+        ("Model Year", "2027", "field.range"), ("Model Year", "2026", nil),
+        ("doors", "12", "field.range"), ("doors", "4.5", "field.type"), ("doors", "5.0", nil),
+        ("Odometer (km)", "-5", "field.range"), ("Odometer (km)", "12 345", nil), ("Odometer (km)", "1,234", "field.type"),
+        ("Price", "-1", "field.range"), ("Price", "18.990,50", nil), ("Fuel Type", "Kerosene", "field.enum"),
+        ("Fuel Type", "Plug-in Hybrid", nil), ("Status", "sold", nil), ("Status", "stolen", "field.enum"),
+        ("First registration", "2019-13", "field.date"), ("First registration", "2019-02-29", "field.date"),
+        ("First registration", "2020-02-29", nil), ("accident_free", "maybe", "field.type"),
+        ("vehicle_type", "Lorry", nil), ("vehicle_type", "spaceship", "field.enum"),
+        ("Transmission", "DSG", nil), ("drive_type", "4x4", nil), ("drive_type", "hover", "field.enum"),
+        ("last sync", "2024-05-01T10:00:00+02:00", nil), ("last sync", "2024-05-01 25:00", "field.date"),
+    ] as [(String, String, String?)])
+    func fieldFindings(_ column: String, _ value: String, _ code: String?) throws {
+        let m = try mapper("fleet")
+        let r = m.map(csvRecord(["VIN", column], ["1HGCV1F52MA000123", value]))
+        #expect(r.codes == (code.map { [$0] } ?? []), "\(column)=\(value): \(r.findings.map(\.message))")
+        if let f = r.findings.first {
+            #expect(f.severity == .error)
+            #expect(f.message.contains(value), "the message names the input: \(f.message)")
+            #expect(f.field != nil)
+        }
+    }
+
+    @Test func normalizedValues() throws {
+        let m = try mapper("fleet")
+        let r = m.map(
+            csvRecord(
+                ["VIN", "Make", "Transmission", "Drive", "Body Style", "Type", "Status", "Price", "last sync"],
+                ["1HGCV1F52MA000123", "vw", "Automatik", "Front-wheel drive", "Estate", "PKW", "In Service", "18.990,50",
+                 "2024-05-01 10:00:00+0200"]))
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        #expect(r.value("make", in: m) == .text("Volkswagen"))
+        #expect(r.value("transmission", in: m) == .text("automatic"))
+        #expect(r.value("drive_type", in: m) == .text("fwd"))
+        #expect(r.value("body_class", in: m) == .text("wagon"))
+        #expect(r.value("vehicle_type", in: m) == .text("car"))
+        #expect(r.value("status", in: m) == .text("active"))
+        #expect(r.value("price", in: m) == .real(18990.5))
+        #expect(r.value("last_sync", in: m) == .text("2024-05-01T10:00:00+0200"), "offset kept as written")
+    }
+
+    @Test func unknownFreeValuesAreKept() throws {
+        let m = try mapper("fleet")
+        let r = m.map(csvRecord(["VIN", "Make", "Body Style", "Colour"], ["1HGCV1F52MA000123", " Zastava ", "Landaulet", "Teal"]))
+        #expect(r.findings.isEmpty)
+        #expect(r.value("make", in: m) == .text("Zastava"))
+        #expect(r.value("body_class", in: m) == .text("Landaulet"))
+    }
+
+    @Test func milesInHeaderConvert() throws {
+        let m = try mapper("fleet")
+        let r = m.map(csvRecord(["VIN", "Mileage (mi)", "Power (hp)"], ["1HGCV1F52MA000123", "10000", "150"]))
+        #expect(r.findings.isEmpty)
+        #expect(r.value("odometer_km", in: m) == .integer(16093))
+        let kw = try #require(r.value("power_kw", in: m))
+        guard case .real(let p) = kw else { Issue.record("power not real"); return }
+        #expect(abs(p - 111.85) < 0.01)
+    }
+
+    @Test func decimalCommaOption() throws {
+        let m = try mapper("fleet", options: MapperOptions(decimalSeparator: .comma, referenceYear: 2025))
+        let r = m.map(csvRecord(["VIN", "Price", "lat", "lon", "Odometer"], ["1HGCV1F52MA000123", "1.234", "52,3547498", "4,8339215", "123.456"]))
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        #expect(r.value("price", in: m) == .real(1234))
+        #expect(r.value("latitude", in: m) == .real(52.3547498))
+        #expect(r.value("odometer_km", in: m) == .integer(123456))
+    }
+
+    @Test func coordinatesInRecords() throws {
+        let m = try mapper("fleet")
+        #expect(m.map(csvRecord(["VIN", "lat", "lon"], ["1HGCV1F52MA000123", "139.6917", "35.6895"])).codes == ["coord.swapped"])
+        #expect(m.map(csvRecord(["VIN", "lat", "lon"], ["1HGCV1F52MA000123", "52.3", ""])).codes == ["coord.incomplete"])
+        #expect(m.map(csvRecord(["VIN", "lat", "lon"], ["1HGCV1F52MA000123", "0", "0"])).codes == ["coord.null_island"])
+        #expect(m.map(csvRecord(["VIN", "lat", "lon"], ["1HGCV1F52MA000123", "north", "4"])).codes == ["coord.latitude"])
+        #expect(m.map(csvRecord(["VIN", "lat", "lon"], ["1HGCV1F52MA000123", "", ""])).codes == [])
+    }
+
+    @Test func encodingWarning() throws {
+        let m = try mapper("fleet")
+        var raw = csvRecord(["VIN", "Make"], ["1HGCV1F52MA000123", "Citro\u{EB}n"])
+        raw.decodedAsWindows1252 = true
+        let r = m.map(raw)
+        #expect(r.codes == ["row.encoding"])
+        #expect(r.findings[0].severity == .warning)
+        #expect(r.value("make", in: m) == .text("Citroën"))
+    }
+
+    @Test func layoutChangesAreHandled() throws {
+        let m = try mapper("fleet")
+        let a = m.map(csvRecord(["VIN", "Make"], ["1HGCV1F52MA000123", "Honda"]))
+        let b = m.map(rawRecord([("make", .string("Ford")), ("vin", .string("1FTFW1E57KFA14352")), ("year", .number("2019"))]))
+        let c = m.map(csvRecord(["VIN", "Make"], ["2HKRM3H38EH550410", "Honda"]))
+        #expect(a.value("make", in: m) == .text("Honda"))
+        #expect(b.value("make", in: m) == .text("Ford"))
+        #expect(b.value("model_year", in: m) == .integer(2019))
+        #expect(c.key == "2HKRM3H38EH550410")
+        #expect(m.unmappedKeys(["VIN", "Whatever", "Make"]) == ["Whatever"])
+    }
+
+    @Test func vinDecodingHook() throws {
+        let m = try mapper("fleet")
+        var r = m.map(csvRecord(["VIN", "Make", "Year"], ["1HGCV1F52MA000123", "Honda", "2021"]))
+        #expect(m.known.vin != nil && m.known.make != nil && m.known.modelYear != nil)
+        #expect(r.values[m.known.modelYear!] == .integer(2021))
+        m.setVINDecoding(&r, manufacturer: "Honda", country: "United States", modelYears: [1991, 2021])
+        #expect(r.value("vin_manufacturer", in: m) == .text("Honda"))
+        #expect(r.value("vin_country", in: m) == .text("United States"))
+        #expect(r.value("vin_model_years", in: m) == .text("[1991,2021]"))
+    }
+
+    @Test func objectsAndArraysInScalarFields() throws {
+        let m = try mapper("fleet")
+        let r = m.map(rawRecord([("vin", .string("1HGCV1F52MA000123")), ("make", .array([.string("a")])), ("doors", .bool(true))]))
+        #expect(r.codes == ["field.type", "field.type"])
+    }
+}
+
+@Suite struct RandomVehicleMappingTests {
+    func record(_ overrides: [String: RawValue] = [:], drop: Set<String> = []) -> RawRecord {
+        var pairs: [(String, RawValue)] = [
+            ("id", .number("4821")), ("uid", .string("0b7c2f2e-3a51-4b1e-9d7a-3c0b1b2d9f10")),
+            ("vin", .string("2hkrm3h38eh550410")), ("make_and_model", .string("Land Rover Range Rover Sport")),
+            ("color", .string("Grey")), ("transmission", .string("Automatic")),
+            ("drive_type", .string("4x4/4-wheel drive")), ("fuel_type", .string("Gasoline Hybrid")),
+            ("car_type", .string("SUV")), ("car_options", .array([.string("Sunroof"), .string("Navigation")])),
+            ("specs", .array([.string("Heated seats")])), ("doors", .number("5")), ("mileage", .number("10000")),
+            ("kilometrage", .number("16093")), ("license_plate", .string("KX-5521")),
+        ]
+        pairs = pairs.filter { !drop.contains($0.0) }.map { ($0.0, overrides[$0.0] ?? $0.1) }
+        return rawRecord(pairs, input: "random-vehicle.json", line: 3)
+    }
+
+    @Test func mapsAndSplits() throws {
+        let m = try mapper("random-vehicle")
+        let r = m.map(record())
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        #expect(r.key == "2HKRM3H38EH550410")
+        #expect(r.value("make", in: m) == .text("Land Rover"))
+        #expect(r.value("model", in: m) == .text("Range Rover Sport"))
+        #expect(r.value("drive_type", in: m) == .text("4wd"))
+        #expect(r.value("fuel_type", in: m) == .text("hybrid"))
+        #expect(r.value("body_class", in: m) == .text("suv"))
+        #expect(r.value("options", in: m) == .text(#"["Sunroof","Navigation"]"#))
+        #expect(r.value("odometer_km", in: m) == .integer(16093))
+        #expect(r.value("source_id", in: m) == .text("4821"))
+        #expect(r.value("source", in: m) == .text("random-vehicle"))
+    }
+
+    @Test func milesWhenNoKilometrage() throws {
+        let m = try mapper("random-vehicle")
+        let r = m.map(record(["kilometrage": .null]))
+        #expect(r.value("odometer_km", in: m) == .integer(16093))
+        let r2 = m.map(record(["mileage": .number("31000")], drop: ["kilometrage"]))
+        #expect(r2.value("odometer_km", in: m) == .integer(49890))
+    }
+
+    @Test(arguments: [
+        ("Mercedes-Benz E-Class", "Mercedes-Benz", "E-Class"), ("Chevy Malibu", "Chevrolet", "Malibu"),
+        ("Alfa Romeo Giulia", "Alfa Romeo", "Giulia"), ("Aston Martin DB11", "Aston Martin", "DB11"),
+        ("Rolls-Royce Ghost", "Rolls-Royce", "Ghost"), ("VW Golf GTI", "Volkswagen", "Golf GTI"),
+        ("Zastava Yugo 45", "Zastava", "Yugo 45"), ("Toyota", "Toyota", nil),
+    ] as [(String, String, String?)])
+    func makeSplit(_ text: String, _ make: String, _ model: String?) throws {
+        let m = try mapper("random-vehicle")
+        let r = m.map(record(["make_and_model": .string(text)]))
+        #expect(r.value("make", in: m) == .text(make))
+        #expect(r.value("model", in: m) == model.map(FieldValue.text))
+    }
+
+    @Test func requiresVIN() throws {
+        let m = try mapper("random-vehicle")
+        #expect(m.map(record(["vin": .null])).codes == ["field.required"])
+        #expect(m.map(record(drop: ["vin"])).codes == ["field.required"])
+    }
+}
+
+@Suite struct AutoscoutMappingTests {
+    func listing(_ overrides: [String: RawValue] = [:]) -> RawRecord {
+        let pairs: [(String, RawValue)] = [
+            ("ID", .string("0007731")), ("Make", .string("Mercedes")), ("FuelType", .string("Benzin")),
+            ("Price", .number("18990")), ("Mileage (km)", .number("45210")), ("FirstRegistration", .string("03/2019")),
+            ("AccidentFree", .bool(true)), ("Images", .array([.string("https://img.example/1.jpg")])),
+            ("Address", .string("Berliner Str. 5, 10115 Berlin")), ("PowerKW", .number("110")),
+        ]
+        return rawRecord(pairs.map { ($0.0, overrides[$0.0] ?? $0.1) }, input: "autoscout.json")
+    }
+
+    @Test func maps() throws {
+        let m = try mapper("autoscout")
+        let r = m.map(listing())
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        #expect(r.key == "autoscout:0007731")
+        #expect(r.value("make", in: m) == .text("Mercedes-Benz"))
+        #expect(r.value("fuel_type", in: m) == .text("gasoline"))
+        #expect(r.value("first_registration", in: m) == .text("2019-03"))
+        #expect(r.value("price", in: m) == .real(18990))
+        #expect(r.value("power_kw", in: m) == .real(110))
+        #expect(r.value("accident_free", in: m) == .bool(true))
+        #expect(r.value("images", in: m) == .text(#"["https://img.example/1.jpg"]"#))
+        #expect(r.value("vin", in: m) == nil)
+    }
+
+    @Test func accidents() throws {
+        let warn = try mapper("autoscout").map(listing(["AccidentFree": .bool(false)]))
+        #expect(warn.codes == ["vehicle.accident"])
+        #expect(warn.findings[0].severity == .warning)
+        #expect(!warn.isRejected)
+        let strict = try mapper("autoscout", options: MapperOptions(rejectAccidents: true, referenceYear: 2025))
+        let err = strict.map(listing(["AccidentFree": .string("no")]))
+        #expect(err.codes == ["vehicle.accident"])
+        #expect(err.isRejected)
+    }
+
+    @Test func badRegistrationAndMissingID() throws {
+        let m = try mapper("autoscout")
+        let r = m.map(listing(["FirstRegistration": .string("13/2019")]))
+        #expect(r.codes == ["field.date"])
+        #expect(r.findings[0].message.contains("MM/yyyy"))
+        let r2 = m.map(listing(["ID": .string("")]))
+        #expect(r2.codes == ["field.required"])
+        #expect(r2.key == nil)
+    }
+}
+
+@Suite struct FleetRecordMappingTests {
+    func rec(_ overrides: [String: RawValue] = [:]) -> RawRecord {
+        let pairs: [(String, RawValue)] = [
+            ("id", .string("FR-0012")), ("make", .string("Kia")), ("model", .string("Forte")), ("year", .number("2013")),
+            ("type", .string("car")), ("licensePlate", .string("7ABC123")), ("vin", .string("KNAFU4A2XD5739551")),
+            ("fuelType", .string("gasoline")), ("tankCapacity", .number("50")), ("odometer", .number("120500")),
+            ("status", .string("maintenance")), ("notes", .string("brake pads due")),
+            ("lastSyncDate", .string("2024-06-30T08:15:00-07:00")),
+        ]
+        return rawRecord(pairs.map { ($0.0, overrides[$0.0] ?? $0.1) }, input: "fleet-record.json")
+    }
+
+    @Test func maps() throws {
+        let m = try mapper("fleet-record")
+        let r = m.map(rec())
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        #expect(r.key == "KNAFU4A2XD5739551")
+        #expect(r.value("vehicle_type", in: m) == .text("car"))
+        #expect(r.value("tank_capacity_l", in: m) == .real(50))
+        #expect(r.value("last_sync", in: m) == .text("2024-06-30T08:15:00-07:00"))
+        #expect(r.value("status", in: m) == .text("maintenance"))
+    }
+
+    @Test func keyedByIDWithoutVIN() throws {
+        let m = try mapper("fleet-record")
+        #expect(m.map(rec(["vin": .null])).key == "fleet-record:FR-0012")
+        #expect(m.map(rec(["vin": .null])).findings.isEmpty)
+        let none = m.map(rec(["vin": .null, "id": .null]))
+        #expect(none.key == nil)
+        #expect(none.codes.contains("field.required"))
+    }
+
+    @Test func enums() throws {
+        let m = try mapper("fleet-record")
+        #expect(m.map(rec(["type": .string("hovercraft")])).codes == ["field.enum"])
+        #expect(m.map(rec(["status": .string("lost")])).codes == ["field.enum"])
+    }
+}
+
+@Suite struct LocationMappingTests {
+    @Test(arguments: [
+        ("Amsterdam", "52.3547498", "4.8339215", "amsterdam|52.354750,4.833922"),
+        ("Mumbai", "19.0823998", "72.8111468", "mumbai|19.082400,72.811147"),
+        (nil, "40.4380638", "-3.7495758", "|40.438064,-3.749576"),
+    ] as [(String?, String, String, String)])
+    func keys(_ name: String?, _ lat: String, _ lon: String, _ key: String) throws {
+        let m = try mapper("locations")
+        var pairs: [(String, RawValue)] = [("lat", .number(lat)), ("long", .number(lon))]
+        if let name { pairs.insert(("name", .string(" \(name) ")), at: 0) }
+        let r = m.map(rawRecord(pairs, input: "locations.json"))
+        #expect(r.findings.isEmpty)
+        #expect(r.key == key)
+        #expect(r.value("source", in: m) == .text("locations"))
+    }
+
+    @Test func defects() throws {
+        let m = try mapper("locations")
+        #expect(m.map(rawRecord([("name", .string("x")), ("lat", .number("151.2093")), ("long", .number("-33.8688"))])).codes == ["coord.swapped"])
+        #expect(m.map(rawRecord([("name", .string("x")), ("lat", .number("52.35"))])).codes == ["coord.incomplete"])
+        #expect(m.map(rawRecord([("name", .string("x"))])).codes == ["field.required", "field.required"])
+        #expect(m.map(rawRecord([("lat", .string("91")), ("long", .string("200"))])).codes == ["coord.latitude", "coord.longitude"])
+        #expect(m.map(rawRecord([("lat", .number("0")), ("long", .number("0"))])).codes == ["coord.null_island"])
+    }
+}

@@ -1,0 +1,72 @@
+import Testing
+@testable import VinyardKit
+
+@Suite struct SourceDetectorTests {
+    let detector: SourceDetector
+    init() throws { detector = SourceDetector(catalog: try SchemaCatalog.bundled()) }
+
+    @Test(arguments: [
+        (["id", "uid", "vin", "make_and_model", "color", "transmission", "drive_type", "fuel_type", "car_type",
+          "car_options", "specs", "doors", "mileage", "kilometrage", "license_plate"], nil, "random-vehicle"),
+        (["ID", "Make", "FuelType", "Price", "Mileage (km)", "FirstRegistration", "AccidentFree", "Images", "Address",
+          "PowerKW"], "vehicles", "autoscout"),
+        (["ID", "Make", "FuelType", "Price", "Mileage (km)", "FirstRegistration", "AccidentFree"], nil, "autoscout"),
+        (["id", "make", "model", "year", "type", "licensePlate", "vin", "fuelType", "tankCapacity", "odometer",
+          "status", "notes", "lastSyncDate"], nil, "fleet-record"),
+        (["id", "make", "model", "year", "type", "licensePlate", "fuelType", "odometer", "status"], nil, "fleet-record"),
+        (["name", "lat", "long"], "locations", "locations"),
+        (["lat", "long"], nil, "locations"),
+        (["Vehicle Identification Number", "Make", "Model", "Model Year", "Reg. plate", "Odometer (km)"], nil, "fleet"),
+        (["VIN", "Make", "Latitude", "Longitude", "Notes"], nil, "fleet"),
+        (["Chassis Number", "Colour", "Something Else"], nil, "fleet"),
+    ] as [([String], String?, String)])
+    func detects(_ keys: [String], _ wrapper: String?, _ expected: String) throws {
+        #expect(try detector.detect(keys: keys, wrapper: wrapper, inputName: "in").name == expected)
+    }
+
+    @Test func unknownShapeIsUsageError() throws {
+        do {
+            _ = try detector.detect(keys: ["foo", "bar"], inputName: "mystery.csv")
+            Issue.record("expected an error")
+        } catch let e as VinyardError {
+            #expect(e.code == .usage)
+            #expect(e.message.contains("mystery.csv"))
+            #expect(e.message.contains("make_and_model"), "lists what each source expects: \(e.message)")
+            #expect(e.message.contains("--source"))
+        }
+        #expect(throws: VinyardError.self) { try detector.detect(keys: [], inputName: "empty.csv") }
+    }
+
+    @Test func wrapperExcludesOtherShapes() throws {
+        // A locations wrapper never picks a vehicle mapping, even with a VIN column.
+        #expect(try detector.detect(keys: ["name", "lat", "long", "vin"], wrapper: "locations", inputName: "x").name == "locations")
+    }
+
+    @Test func ambiguity() throws {
+        var catalog = try SchemaCatalog.bundled()
+        for name in ["depot-a", "depot-b"] {
+            try catalog.add(
+                SourceMapping(
+                    name: name, schema: "location",
+                    fields: [.init(source: "Depot", target: "name"), .init(source: "Y", target: "latitude"),
+                             .init(source: "X", target: "longitude")],
+                    key: .location, detect: .init(all: ["Depot", "X", "Y"])))
+        }
+        let d = SourceDetector(catalog: catalog)
+        do {
+            _ = try d.detect(keys: ["Depot", "X", "Y"], inputName: "depots.csv")
+            Issue.record("expected an ambiguity error")
+        } catch let e as VinyardError {
+            #expect(e.code == .usage)
+            #expect(e.message.contains("depot-a") && e.message.contains("depot-b"))
+        }
+        let scores = d.scores(keys: ["Depot", "X", "Y"])
+        #expect(scores.count == 2)
+    }
+
+    @Test func scoresPreferTheBetterFit() throws {
+        let scores = detector.scores(keys: ["id", "uid", "vin", "make_and_model", "kilometrage"])
+        #expect(scores.first?.mapping == "random-vehicle")
+        #expect(scores.contains { $0.mapping == "fleet" })
+    }
+}
