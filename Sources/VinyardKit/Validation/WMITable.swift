@@ -79,7 +79,8 @@ enum WMITable {
     /// Integer-keyed view of ``entries``: `list` holds the entries, `three` maps a three-character WMI
     /// (base-36 index, see ``index3(_:_:_:)``) to its position in `list` + 1 (0 = none), `six` the
     /// six-character ones (``key6(_:)``), `ruleSets` the compiled make rules by position in `list`.
-    struct Index: Sendable {
+    /// A class, so that reading it from the global costs one retain; mutated only while being built.
+    final class Index: @unchecked Sendable {
         var list: [WMIEntry] = []
         var three: [Int16] = []
         var six: [UInt64: Int16] = [:]
@@ -89,7 +90,7 @@ enum WMITable {
     }
 
     static let index: Index = {
-        var ix = Index()
+        let ix = Index()
         ix.three = [Int16](repeating: 0, count: 36 * 36 * 36)
         for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
             let b = Array(key.utf8)
