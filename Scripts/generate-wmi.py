@@ -56,6 +56,9 @@ CANONICAL = {
 
 # Truck makers whose vehicles are mostly over 10,000 lb GVWR: the North American position-7 model-year
 # rule (49 CFR 565.15) does not apply to them.
+# vPIC vehicle types without the position-7 rule: motorcycle, bus, trailer, low-speed, incomplete, off-road.
+NO_POSITION7_TYPES = {1, 5, 6, 9, 10, 13}
+
 HEAVY_MAKES = {
     "Freightliner", "Kenworth", "Peterbilt", "Mack", "Western Star", "Sterling Truck", "Volvo Trucks", "Hino",
     "International", "Autocar", "Blue Bird", "White", "Marmon Motor Co", "American LaFrance", "E-One",
@@ -103,7 +106,9 @@ def main():
         "join manufacturer m on m.id = w.manufacturer_id left join make k on k.id = w.make_id order by w.code"
     ):
         makes = [canonical(make)] if canonical(make) else []
-        heavy = vtype == 3 and (ttype == 2 or canonical(make) in HEAVY_MAKES)
+        # Position 7 tells the model-year cycle only for passenger cars, MPVs and light trucks: not for
+        # heavy trucks, motorcycles, buses, trailers, low-speed, incomplete or off-road vehicles.
+        heavy = (vtype == 3 and (ttype == 2 or canonical(make) in HEAVY_MAKES)) or vtype in NO_POSITION7_TYPES
         entries[code] = [clean(manufacturer), makes, country or "", "H" if heavy else ""]
 
     # Makes seen in vPIC's VDS patterns, most frequent first (after the WMI's own make).

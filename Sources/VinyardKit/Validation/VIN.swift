@@ -53,6 +53,12 @@ public enum VINEngine {
 
     /// Trims, upper-cases and removes spaces and dashes: ` 1hg-cm8 2633A004352 ` → `1HGCM82633A004352`.
     public static func normalize(_ raw: String) -> String {
+        // Already normalized (the common case): upper-case letters and digits only.
+        var copy = raw
+        let clean = copy.withUTF8 { b in
+            b.allSatisfy { ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) }
+        }
+        if clean { return copy }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(17)
         var other = false
@@ -147,7 +153,51 @@ public enum VINEngine {
     /// Analyzes one raw VIN: normalization, findings, expected check digit, repair and decoding.
     /// - Parameter currentYear: the calendar year; model years never exceed `currentYear + 1`.
     public static func analyze(_ raw: String, currentYear: Int = VINDecoder.currentCalendarYear) -> VINAnalysis {
+        analyze(raw, currentYear: currentYear, makeCache: nil)
+    }
+
+    /// True when the bytes are a VIN without any finding: 17 allowed characters, right check digit, not a
+    /// placeholder, a model-year code at position 10 and a known WMI. No allocation.
+    @inline(__always)
+    static func isClean(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard isValid(b), VINDecoder.yearBase(b[9]) != nil, !isPlaceholder17(b) else { return false }
+        return WMITable.lookupIndex(b) != nil
+    }
+
+    /// ``placeholderReason(_:)`` != nil for 17 allowed characters (which can never spell the placeholder
+    /// words: they all contain O or `/`).
+    @inline(__always)
+    static func isPlaceholder17(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        let first = b[0]
+        var same = true
+        for i in 1..<17 where i != 8 && b[i] != first { same = false; break }
+        if same { return true }
+        var best = 1, run = 1
+        for i in 1..<17 {
+            if follows(b[i - 1], b[i]) {
+                run += 1
+                if run > best { best = run }
+            } else {
+                run = 1
+            }
+        }
+        return best >= 9
+    }
+
+    static func analyze(_ raw: String, currentYear: Int, makeCache: MakeCache?) -> VINAnalysis {
         let normalized = normalize(raw)
+        var scratch = normalized
+        // Fast path: a clean VIN has no findings; only decoding remains.
+        let clean: VINAnalysis? = scratch.withUTF8 { b -> VINAnalysis? in
+            guard isClean(b), let digit = checkDigitByte(b) else { return nil }
+            var a = VINAnalysis(
+                normalized: normalized, valid: true, findings: [], expectedCheckDigit: Character(Unicode.Scalar(digit)),
+                suggestion: nil, region: nil, country: nil, manufacturer: nil, make: nil, wmi: nil, modelYears: [],
+                modelYear: nil, plant: nil, serial: nil)
+            VINDecoder.decode(b, into: &a, currentYear: currentYear, makeCache: makeCache)
+            return a
+        }
+        if let clean { return clean }
         let bytes = Array(normalized.utf8)
         var findings: [Finding] = []
         var analysis = VINAnalysis(
@@ -174,7 +224,7 @@ public enum VINEngine {
 
         // Decoding works on any VIN that has at least a WMI.
         if bytes.count >= 3 {
-            VINDecoder.decode(bytes, into: &analysis, currentYear: currentYear)
+            bytes.withUnsafeBufferPointer { VINDecoder.decode($0, into: &analysis, currentYear: currentYear, makeCache: makeCache) }
         }
         let mandatory = VINDecoder.checkDigitMandatory(bytes)
 

@@ -65,6 +65,24 @@ enum VINCountries {
         return nil
     }
 
+    /// ``country(_:_:)`` precomputed for every pair of 0-9/A-Z characters, by ``WMITable/code`` (36 × 36).
+    static let table: [String?] = {
+        let chars = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        var t = [String?](repeating: nil, count: 36 * 36)
+        for (i, a) in chars.enumerated() {
+            for (j, b) in chars.enumerated() { t[i * 36 + j] = country(a, b) }
+        }
+        return t
+    }()
+
+    /// The country for the first two characters of a VIN from the precomputed table.
+    @inline(__always)
+    static func fastCountry(_ first: UInt8, _ second: UInt8) -> String? {
+        let x = WMITable.code[Int(first)], y = WMITable.code[Int(second)]
+        guard x < 36, y < 36 else { return nil }
+        return table[Int(x) * 36 + Int(y)]
+    }
+
     /// ISO 3166 alpha-2 codes used by the WMI table, for the country names above.
     static let isoNames: [String: String] = [
         "US": "United States", "CA": "Canada", "MX": "Mexico", "JP": "Japan", "KR": "South Korea",

@@ -33,6 +33,16 @@ public enum VINDecoder {
         return false
     }
 
+    /// ``checkDigitMandatory(_:)`` over a buffer.
+    @inline(__always)
+    static func checkDigitMandatory(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = b.first else { return false }
+        if first >= UInt8(ascii: "1") && first <= UInt8(ascii: "5") { return true }
+        if first == UInt8(ascii: "L") { return true }
+        if first == UInt8(ascii: "7"), b.count > 1, VINCountries.fastCountry(first, b[1]) == "United States" { return true }
+        return false
+    }
+
     /// Where the model-year code at position 10 is mandatory: the same regions as the check digit.
     static func yearCodeMandatory(_ b: [UInt8]) -> Bool { checkDigitMandatory(b) }
 
@@ -79,22 +89,38 @@ public enum VINDecoder {
 
     static func bestYear(_ b: [UInt8], candidates: [Int], heavy: Bool) -> Int? {
         guard let latest = candidates.last else { return nil }
-        guard b.count == 17, checkDigitMandatory(b), b[0] != UInt8(ascii: "L"), !heavy else { return latest }
+        return b.withUnsafeBufferPointer { bestYear($0, latest: latest, candidates: candidates, heavy: heavy) }
+    }
+
+    /// The best model year: the position-7 rule where it holds, else `latest`.
+    ///
+    /// The rule (49 CFR 565: a digit at position 7 means 1980-2009, a letter 2010-2039) holds for cars,
+    /// MPVs and light trucks built for North America: VINs of the North American regions, and VINs from
+    /// elsewhere (Japan, Korea, Europe) whose check digit is right and whose WMI files with NHTSA, the mark of
+    /// a US-market vehicle. Not for heavy trucks, nor China (its position-7 use differs).
+    @inline(__always)
+    static func bestYear(_ b: UnsafeBufferPointer<UInt8>, latest: Int, candidates: [Int]?, heavy: Bool) -> Int {
+        guard b.count == 17, !heavy, b[0] != UInt8(ascii: "L") else { return latest }
+        if !checkDigitMandatory(b) {
+            guard let digit = VINEngine.checkDigitByte(b), digit == b[8], WMITable.lookupIndex(b) != nil else { return latest }
+        }
         let p7 = b[6]
         let isDigit = p7 >= UInt8(ascii: "0") && p7 <= UInt8(ascii: "9")
-        let range = isDigit ? 1980...2009 : 2010...2039
-        return candidates.last(where: { range.contains($0) }) ?? latest
+        guard let base = yearBase(b[9]) else { return latest }
+        // The candidates are base, base + 30, ... up to latest.
+        var year = latest
+        while year >= base {
+            if isDigit ? (1980...2009).contains(year) : (2010...2039).contains(year) { return year }
+            year -= 30
+        }
+        _ = candidates
+        return latest
     }
 
     /// The WMI table entry for a VIN: the six-character key for low-volume makers (position 3 is `9`),
     /// else the three-character one.
     static func lookup(_ b: [UInt8]) -> WMIEntry? {
-        guard b.count >= 3 else { return nil }
-        if b.count >= 14 && b[2] == UInt8(ascii: "9") {
-            let key = String(decoding: b[0..<3] + b[11..<14], as: UTF8.self)
-            if let entry = WMITable.entries[key] { return entry }
-        }
-        return WMITable.entries[String(decoding: b[0..<3], as: UTF8.self)]
+        b.withUnsafeBufferPointer { buf in WMITable.lookupIndex(buf).map { WMITable.index.list[$0] } }
     }
 
     /// The WMI table entry for a WMI code (three or six characters) or a whole VIN.
@@ -109,45 +135,124 @@ public enum VINDecoder {
 
     /// The make of a VIN: for WMIs shared by several brands, the one vPIC's VDS patterns point to.
     static func make(_ b: [UInt8], entry: WMIEntry, modelYear: Int?) -> String {
-        guard entry.makes.count > 1, b.count == 17, let rules = WMITable.rules[entry.code] else { return entry.make }
-        // vPIC's descriptor: positions 4-8, `|`, positions 10-17.
-        let descriptor = Array(b[3..<8]) + [UInt8(ascii: "|")] + Array(b[9..<17])
-        var inYear: [String: Int] = [:], any: [String: Int] = [:]
-        for rule in rules where rule.matches(descriptor) {
-            // Longer patterns are more specific: weigh them more.
-            let weight = rule.classes.count
-            any[rule.make, default: 0] += weight
-            if let modelYear, rule.fromYear <= modelYear, modelYear <= rule.toYear {
-                inYear[rule.make, default: 0] += weight
+        guard entry.makes.count > 1, b.count == 17 else { return entry.make }
+        return b.withUnsafeBufferPointer { buf in
+            guard let i = WMITable.lookupIndex(buf), WMITable.index.list[i].code == entry.code else { return entry.make }
+            return make(buf, entryIndex: i, modelYear: modelYear)
+        }
+    }
+
+    /// The make of a 17-character VIN whose WMI entry is `entryIndex` in ``WMITable/Index/list``: the make
+    /// whose matching rules weigh most (longer patterns weigh more), among the rules for the model year
+    /// when any match it; ties go to the alphabetically first make.
+    static func make(_ b: UnsafeBufferPointer<UInt8>, entryIndex: Int, modelYear: Int?) -> String {
+        let ix = WMITable.index
+        let entry = ix.list[entryIndex]
+        guard entry.makes.count > 1, b.count == 17, let set = ix.ruleSets[entryIndex] else { return entry.make }
+        let pick = makeIndex(b, set: set, modelYear: modelYear)
+        return pick.map { set.makes[$0] } ?? entry.make
+    }
+
+    /// The winning index into `set.makes`, or nil when no rule matches.
+    static func makeIndex(_ b: UnsafeBufferPointer<UInt8>, set: WMIRuleSet, modelYear: Int?) -> Int? {
+        let n = set.makes.count
+        // vPIC's descriptor: positions 4-8, `|`, positions 10-17, as codes.
+        var d: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 36, 0, 0, 0, 0, 0, 0, 0, 0)
+        let code = WMITable.code
+        return withUnsafeMutableBytes(of: &d) { raw -> Int? in
+            for i in 0..<5 { raw[i] = code[Int(b[3 + i])] }
+            for i in 6..<14 { raw[i] = code[Int(b[3 + i])] }
+            return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * n) { votes -> Int? in
+                votes.initialize(repeating: 0)
+                var anyInYear = false, anyMatch = false
+                for rule in set.rules {
+                    let masks = rule.masks
+                    guard masks.count <= 14 else { continue }
+                    var ok = true
+                    for (i, m) in masks.enumerated() {
+                        let c = raw[i]
+                        if c >= 64 || m & (1 << UInt64(c)) == 0 { ok = false; break }
+                    }
+                    guard ok else { continue }
+                    let weight = masks.count
+                    votes[n + rule.make] += weight
+                    anyMatch = true
+                    if let modelYear, rule.fromYear <= modelYear, modelYear <= rule.toYear {
+                        votes[rule.make] += weight
+                        anyInYear = true
+                    }
+                }
+                guard anyMatch else { return nil }
+                let base = anyInYear ? 0 : n
+                var best = -1
+                for m in 0..<n where votes[base + m] > 0 {
+                    if best < 0 || votes[base + m] > votes[base + best]
+                        || (votes[base + m] == votes[base + best] && set.makes[m] < set.makes[best])
+                    {
+                        best = m
+                    }
+                }
+                return best < 0 ? nil : best
             }
         }
-        let votes = inYear.isEmpty ? any : inYear
-        let best = votes.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }
-        return best?.key ?? entry.make
     }
 
     /// Fills in the decoded parts of an analysis.
     static func decode(_ b: [UInt8], into a: inout VINAnalysis, currentYear: Int) {
+        b.withUnsafeBufferPointer { decode($0, into: &a, currentYear: currentYear) }
+    }
+
+    /// Fills in the decoded parts of an analysis; `makeCache`, when given, memoizes multi-brand makes.
+    static func decode(
+        _ b: UnsafeBufferPointer<UInt8>, into a: inout VINAnalysis, currentYear: Int, makeCache: MakeCache? = nil
+    ) {
         guard b.count >= 2 else { return }
-        let country = VINCountries.country(b[0], b[1])
+        let country = VINCountries.fastCountry(b[0], b[1])
         a.country = country
-        a.region = country == "United States" ? "North America" : region(forFirstCharacter: Character(Unicode.Scalar(b[0])))
-        let entry = lookup(b)
-        if let entry {
+        a.region = country == "United States" ? "North America" : region(forFirstByte: b[0])
+        let ix = WMITable.index
+        let entryIndex = WMITable.lookupIndex(b)
+        if let entryIndex {
+            let entry = ix.list[entryIndex]
             a.wmi = entry.code
             a.manufacturer = entry.manufacturer
-            if a.country == nil, let code = entry.countryCode { a.country = VINCountries.isoNames[code] }
+            if a.country == nil { a.country = ix.countryNames[entryIndex] }
         }
         guard b.count == 17 else {
-            a.make = entry?.make
+            a.make = entryIndex.map { ix.list[$0].make }
             return
         }
-        a.modelYears = modelYears(b, currentYear)
-        a.modelYear = bestYear(b, candidates: a.modelYears, heavy: entry?.heavyTruck ?? false)
-        if let entry { a.make = make(b, entry: entry, modelYear: a.modelYear) }
-        a.plant = String(decoding: b[10..<11], as: UTF8.self)
+        a.modelYears = modelYears(forCode: Character(Unicode.Scalar(b[9])), currentYear: currentYear)
+        if let latest = a.modelYears.last {
+            a.modelYear = bestYear(b, latest: latest, candidates: nil, heavy: entryIndex.map { ix.list[$0].heavyTruck } ?? false)
+        } else {
+            a.modelYear = nil
+        }
+        if let entryIndex {
+            if let makeCache {
+                a.make = makeCache.make(b, entryIndex: entryIndex, modelYear: a.modelYear)
+            } else {
+                a.make = make(b, entryIndex: entryIndex, modelYear: a.modelYear)
+            }
+        }
+        a.plant = String(decoding: UnsafeBufferPointer(rebasing: b[10..<11]), as: UTF8.self)
         let lowVolume = b[2] == UInt8(ascii: "9")
-        a.serial = String(decoding: b[(lowVolume ? 14 : 11)..<17], as: UTF8.self)
+        a.serial = String(decoding: UnsafeBufferPointer(rebasing: b[(lowVolume ? 14 : 11)..<17]), as: UTF8.self)
+    }
+
+    /// ``region(forFirstCharacter:)`` for a byte.
+    @inline(__always)
+    static func region(forFirstByte c: UInt8) -> String? {
+        switch c {
+        case UInt8(ascii: "1")...UInt8(ascii: "5"): "North America"
+        case UInt8(ascii: "6"), UInt8(ascii: "7"): "Oceania"
+        case UInt8(ascii: "8"), UInt8(ascii: "9"), UInt8(ascii: "0"): "South America"
+        case UInt8(ascii: "A")...UInt8(ascii: "H"): "Africa"
+        case UInt8(ascii: "J")...UInt8(ascii: "R"): "Asia"
+        case UInt8(ascii: "S")...UInt8(ascii: "Z"): "Europe"
+        default: nil
+        }
     }
 
     // MARK: - Make cross-check

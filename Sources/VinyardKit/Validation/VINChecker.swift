@@ -1,0 +1,107 @@
+/// A small direct-mapped memo of multi-brand makes, keyed by WMI, positions 4-8, 10 and 11 and the model
+/// year (everything vPIC's make patterns look at). Bounded: 4096 slots, no growth.
+final class MakeCache {
+    static let slots = 4096
+    private var keys: [UInt64]
+    private var values: [Int16]
+
+    init() {
+        keys = [UInt64](repeating: .max, count: Self.slots)
+        values = [Int16](repeating: -1, count: Self.slots)
+    }
+
+    /// The make for a 17-character VIN whose entry is `entryIndex`; computed once per key.
+    func make(_ b: UnsafeBufferPointer<UInt8>, entryIndex: Int, modelYear: Int?) -> String {
+        let ix = WMITable.index
+        let entry = ix.list[entryIndex]
+        guard entry.makes.count > 1, b.count == 17, let set = ix.ruleSets[entryIndex] else { return entry.make }
+        // Base-36 key of positions 1-8, 10, 11 (< 36^10 < 2^52), then 7 bits of model year. Low-volume
+        // WMIs (six characters) also depend on positions 12-14: not cached.
+        guard b[2] != UInt8(ascii: "9") else {
+            return VINDecoder.makeIndex(b, set: set, modelYear: modelYear).map { set.makes[$0] } ?? entry.make
+        }
+        let code = WMITable.code
+        var key: UInt64 = 0
+        for i in 0..<11 where i != 8 {
+            let c = code[Int(b[i])]
+            if c >= 36 { return VINDecoder.makeIndex(b, set: set, modelYear: modelYear).map { set.makes[$0] } ?? entry.make }
+            key = key &* 36 &+ UInt64(c)
+        }
+        let year = modelYear.map { UInt64(max(0, min(126, $0 - 1980))) } ?? 127
+        key = key << 7 | year
+        let slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 52)
+        if keys[slot] == key {
+            let v = values[slot]
+            return v < 0 ? entry.make : set.makes[Int(v)]
+        }
+        let pick = VINDecoder.makeIndex(b, set: set, modelYear: modelYear)
+        keys[slot] = key
+        values[slot] = pick.map { Int16($0) } ?? -1
+        return pick.map { set.makes[$0] } ?? entry.make
+    }
+}
+
+/// What an import row needs from its VIN: validity, findings and the decoded make, manufacturer, country
+/// and model year. Built by ``VINChecker/check(_:currentYear:)``.
+public struct VINCheck: Sendable, Hashable {
+    /// True when no finding is an error.
+    public var valid: Bool
+    /// The `vin.*` findings, errors first (empty for a clean VIN).
+    public var findings: [Finding]
+    /// The make (brand), e.g. `Honda`.
+    public var make: String?
+    /// The manufacturer as NHTSA vPIC names it.
+    public var manufacturer: String?
+    /// The ISO 3780 country of positions 1-2 (or of the manufacturer).
+    public var country: String?
+    /// The single best model year.
+    public var modelYear: Int?
+    /// The position-10 code and the calendar year, for ``modelYears``.
+    var yearCode: UInt8
+    var currentYear: Int
+
+    /// Candidate model years from position 10, ascending, none later than next year.
+    public var modelYears: [Int] {
+        yearCode == 0 ? [] : VINDecoder.modelYears(forCode: Character(Unicode.Scalar(yearCode)), currentYear: currentYear)
+    }
+}
+
+/// A VIN engine with a per-caller memo of decoded makes: use one per thread (or per pipeline) to analyze
+/// millions of VINs. Results are identical to ``VINEngine/analyze(_:currentYear:)``.
+public struct VINChecker {
+    private let cache = MakeCache()
+
+    public init() {}
+
+    /// ``VINEngine/analyze(_:currentYear:)`` with the make memo.
+    public func analyze(_ raw: String, currentYear: Int = VINDecoder.currentCalendarYear) -> VINAnalysis {
+        VINEngine.analyze(raw, currentYear: currentYear, makeCache: cache)
+    }
+
+    /// The lean check for an import row: the same findings, make, manufacturer, country and model years as
+    /// ``analyze(_:currentYear:)``, without building the rest of the analysis for clean VINs.
+    public func check(_ vin: String, currentYear: Int = VINDecoder.currentCalendarYear) -> VINCheck {
+        var s = vin
+        let fast: VINCheck? = s.withUTF8 { b -> VINCheck? in
+            guard VINEngine.isClean(b), let entryIndex = WMITable.lookupIndex(b) else { return nil }
+            let ix = WMITable.index
+            let entry = ix.list[entryIndex]
+            let country = VINCountries.fastCountry(b[0], b[1]) ?? ix.countryNames[entryIndex]
+            var year: Int?
+            if let base = VINDecoder.yearBase(b[9]), base <= currentYear + 1 {
+                let latest = base + (currentYear + 1 - base) / 30 * 30
+                year = VINDecoder.bestYear(b, latest: latest, candidates: nil, heavy: entry.heavyTruck)
+            }
+            let make = cache.make(b, entryIndex: entryIndex, modelYear: year)
+            return VINCheck(
+                valid: true, findings: [], make: make, manufacturer: entry.manufacturer, country: country,
+                modelYear: year, yearCode: b[9], currentYear: currentYear)
+        }
+        if let fast { return fast }
+        let a = analyze(vin, currentYear: currentYear)
+        let bytes = Array(a.normalized.utf8)
+        return VINCheck(
+            valid: a.valid, findings: a.findings, make: a.make, manufacturer: a.manufacturer, country: a.country,
+            modelYear: a.modelYear, yearCode: bytes.count == 17 ? bytes[9] : 0, currentYear: currentYear)
+    }
+}
