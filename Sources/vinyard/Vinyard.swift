@@ -15,6 +15,8 @@ struct Vinyard: ParsableCommand {
             Convert.self,
             Decode.self,
             Generate.self,
+            Import.self,
+            Validate.self,
             Stats.self,
         ]
     )

@@ -8,9 +8,29 @@
 ///   `_run_id` column instead).
 public struct KeyTracker: Sendable {
     struct Entry: Sendable {
-        var valuesHash: Int
+        var valuesHash: UInt64
+        var mask: UInt64
         var input: Int32
         var line: Int32
+    }
+
+    /// A record's values as the tracker compares them: a per-field hash (zero for an empty field)
+    /// for the fields that count (see ``ConflictRule``).
+    public struct Signature: Sendable {
+        public var fieldHashes: [UInt64]
+        public init(fieldHashes: [UInt64]) { self.fieldHashes = fieldHashes }
+
+        var mask: UInt64 {
+            var m: UInt64 = 0
+            for (i, h) in fieldHashes.enumerated() where h != 0 && i < 64 { m |= 1 << UInt64(i) }
+            return m
+        }
+        /// XOR of the field hashes within `mask`.
+        func hash(within mask: UInt64) -> UInt64 {
+            var x: UInt64 = 0
+            for (i, h) in fieldHashes.enumerated() where h != 0 && (i >= 64 || mask & (1 << UInt64(i)) != 0) { x ^= h }
+            return x
+        }
     }
 
     /// What happened to a key.
@@ -28,19 +48,29 @@ public struct KeyTracker: Sendable {
     /// The number of distinct keys seen.
     public var count: Int { seen.count }
 
-    /// Records a key with the hash of its record's values, seen at input number `input`, `line`.
-    public mutating func observe(key: String, valuesHash: Int, input: Int, line: Int) -> Outcome {
+    /// Records a key with its record's signature, seen at input number `input`, `line`.
+    ///
+    /// A repeated key conflicts when a field that both records fill differs, as an import finds it.
+    /// That is exact when the later record fills at least the fields the earlier one did; when it
+    /// fills fewer, any difference in the earlier record's values counts (the tracker keeps one
+    /// hash per key, not every value).
+    public mutating func observe(key: String, signature: Signature, input: Int, line: Int) -> Outcome {
         let h = KeyHash(key)
+        let mask = signature.mask
         if let entry = seen[h] {
-            let conflict = entry.valuesHash != valuesHash
-            if conflict {
-                // With the default policy `last`, the later record replaces the earlier one.
-                seen[h] = Entry(valuesHash: valuesHash, input: entry.input, line: entry.line)
+            let conflict: Bool
+            if entry.mask & mask == entry.mask {
+                conflict = signature.hash(within: entry.mask) != entry.valuesHash
+            } else {
+                conflict = signature.hash(within: mask) != entry.valuesHash
             }
+            // With the default policy `last`, the later record replaces the earlier one.
+            seen[h] = Entry(valuesHash: signature.hash(within: mask), mask: mask, input: entry.input, line: entry.line)
             return .duplicate(conflict: conflict, firstInput: Int(entry.input), firstLine: Int(entry.line))
         }
         seen[h] = Entry(
-            valuesHash: valuesHash, input: Int32(clamping: input), line: Int32(clamping: line))
+            valuesHash: signature.hash(within: mask), mask: mask, input: Int32(clamping: input),
+            line: Int32(clamping: line))
         return .new
     }
 }
@@ -55,5 +85,14 @@ struct KeyHash: Hashable, Sendable {
             h = h &* 0x0000_0100_0000_01B3
         }
         value = h
+    }
+}
+
+/// Which fields count when two records with the same key are compared for `key.conflict`.
+public enum ConflictRule {
+    /// Provenance (`source`, `source_id`) and VIN-decoded fields (`vin_*`) differ between systems
+    /// by nature and never make a conflict.
+    public static func counts(field name: String) -> Bool {
+        name != "source" && name != "source_id" && !name.hasPrefix("vin_")
     }
 }

@@ -13,8 +13,8 @@ public struct RunReport: Sendable {
         public var read = 0
         public var rejected = 0
         public var bytes: Int64 = 0
-        /// SHA-256 of the input's bytes as read (decompressed), hex.
-        public var sha256: String?
+        /// A 64-bit content hash of the input's bytes as stored (see ``CountingByteSource``), hex.
+        public var contentHash: String?
 
         public init(name: String, source: String, format: String) {
             self.name = name
@@ -58,8 +58,9 @@ public struct RunReport: Sendable {
     /// True when the count invariant holds.
     public var invariantHolds: Bool { read == inserted + updated + unchanged + duplicates + rejected }
 
-    /// Records a finding's code, severity and place.
-    public mutating func count(_ finding: Finding) {
+    /// Records a finding's code, severity and place; `vin` is the VIN as written, for repair
+    /// suggestions.
+    public mutating func count(_ finding: Finding, vin: String? = nil) {
         findings[finding.code, default: 0] += 1
         let severity = severities[finding.code]
         if severity == nil || severity! < finding.severity { severities[finding.code] = finding.severity }
@@ -73,7 +74,7 @@ public struct RunReport: Sendable {
         if finding.code == .vinCheckDigit || finding.code == .vinCharacters, let s = finding.suggestion,
             suggestions.count < Self.maxSuggestions, let input = finding.input, let line = finding.line
         {
-            suggestions.append(Suggestion(input: input, line: line, vin: "", suggestion: s))
+            suggestions.append(Suggestion(input: input, line: line, vin: vin ?? "", suggestion: s))
         }
     }
 }
@@ -97,7 +98,7 @@ extension RunReport {
                 "name": input.name, "source": input.source, "format": input.format, "read": input.read,
                 "rejected": input.rejected, "bytes": input.bytes,
             ]
-            o["sha256"] = input.sha256 ?? NSNull()
+            o["content_hash"] = input.contentHash ?? NSNull()
             return o
         }
         object["rejects_file"] = rejectsPath ?? NSNull()

@@ -46,6 +46,13 @@ public final class FileByteSource: ByteSource {
         return fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
+    /// The file's size when it is a regular file; nil otherwise.
+    public var regularFileSize: Int64? {
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
@@ -53,6 +60,73 @@ public final class FileByteSource: ByteSource {
             if n >= 0 { return n }
             if errno == EINTR { continue }
             throw VinyardError(.io, "\(name): read failed: \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// Passes another source's bytes through, counting them and hashing them (a fast 64-bit hash, not a
+/// cryptographic one: it tells a re-import of the same bytes, for `import_runs`), for progress and
+/// provenance.
+public final class CountingByteSource: ByteSource {
+    public var name: String { source.name }
+    private let source: any ByteSource
+    /// Bytes read so far.
+    public private(set) var count: Int64 = 0
+    private var hash: UInt64 = 0x9E37_79B9_7F4A_7C15
+    private var pending: UInt64 = 0
+    private var pendingBytes = 0
+
+    public init(_ source: any ByteSource) { self.source = source }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let n = try source.read(into: buffer)
+        guard n > 0 else { return n }
+        count += Int64(n)
+        mix(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        return n
+    }
+
+    /// The content hash of everything read so far, as 16 hex digits.
+    public var hexDigest: String {
+        var h = hash ^ UInt64(truncatingIfNeeded: count)
+        if pendingBytes > 0 { h = Self.round(h, pending) }
+        h ^= h >> 33
+        h = h &* 0xFF51_AFD7_ED55_8CCD
+        h ^= h >> 33
+        let s = String(h, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+
+    @inline(__always) private static func round(_ h: UInt64, _ w: UInt64) -> UInt64 {
+        var x = (h ^ w) &* 0x9FB2_1C65_1E98_DF25
+        x ^= x >> 29
+        return x
+    }
+
+    private func mix(_ bytes: UnsafeRawBufferPointer) {
+        var i = 0
+        let n = bytes.count
+        // Finish a partial word from the last read, byte by byte.
+        while pendingBytes > 0, pendingBytes < 8, i < n {
+            pending |= UInt64(bytes[i]) << (8 * UInt64(pendingBytes))
+            pendingBytes += 1
+            i += 1
+        }
+        if pendingBytes == 8 {
+            hash = Self.round(hash, pending)
+            pending = 0
+            pendingBytes = 0
+        }
+        var h = hash
+        while i + 8 <= n {
+            h = Self.round(h, bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            i += 8
+        }
+        hash = h
+        while i < n {
+            pending |= UInt64(bytes[i]) << (8 * UInt64(pendingBytes))
+            pendingBytes += 1
+            i += 1
         }
     }
 }

@@ -45,12 +45,22 @@ public final class InputReader: RecordReader {
     /// True when the input was gzip-compressed.
     public let isGzip: Bool
     private var base: any RecordReader
+    private let counter: CountingByteSource
+    /// The input's size in bytes when it is a regular file (nil for standard input and pipes).
+    public let totalBytes: Int64?
 
-    init(base: any RecordReader, format: InputFormat, isGzip: Bool) {
+    init(base: any RecordReader, format: InputFormat, isGzip: Bool, counter: CountingByteSource, totalBytes: Int64?) {
         self.base = base
         self.format = format
         self.isGzip = isGzip
+        self.counter = counter
+        self.totalBytes = totalBytes
     }
+
+    /// Bytes of the input (compressed, for gzip) read so far.
+    public var bytesRead: Int64 { counter.count }
+    /// A 64-bit hash of the input's bytes read so far (all of them once `next()` returned nil).
+    public var contentHash: String { counter.hexDigest }
 
     /// The CSV header (nil for JSON inputs).
     public var csvHeader: [String]? { (base as? CSVReader)?.header }
@@ -72,7 +82,9 @@ public final class InputReader: RecordReader {
 /// - Throws: `.missingInput` (absent file, directory), `.malformedInput` (corrupt gzip, binary data,
 ///   JSON syntax), `.usage` (ambiguous delimiter).
 public func openInput(path: String, options: ReadOptions = ReadOptions()) throws -> InputReader {
-    let file = try FileByteSource(path: path)
+    let opened = try FileByteSource(path: path)
+    let totalBytes = opened.regularFileSize
+    let file = CountingByteSource(opened)
     // Sniff the gzip magic.
     var prefix = [UInt8](repeating: 0, count: 64 * 1024)
     var got = 0
@@ -119,7 +131,7 @@ public func openInput(path: String, options: ReadOptions = ReadOptions()) throws
     case .jsonl:
         reader = try JSONLinesReader(buffer: buffer, encoding: options.encoding)
     }
-    return InputReader(base: reader, format: format, isGzip: isGzip)
+    return InputReader(base: reader, format: format, isGzip: isGzip, counter: file, totalBytes: totalBytes)
 }
 
 /// Decides the format from the first bytes of the (decompressed) content.

@@ -157,6 +157,9 @@ public final class JSONReader: RecordReader {
     }
 
     /// Moves past `[ {"key" : [` (or `{"key" : [`) into the record array.
+    /// How deep a record may nest (the parser's own limit is narrowed while reading a key).
+    private let valueDepth = JSONParser().maxDepth
+
     private func enterWrapper() throws {
         if insideArrayWrapper {
             _ = try peek()
@@ -189,7 +192,7 @@ public final class JSONReader: RecordReader {
                 _ = try parseValue(maxDepth: 1)
                 guard try peek() == UInt8(ascii: ":") else { throw error("expected ':' after an object key", at: buffer.start) }
                 advance(to: buffer.start + 1)
-                _ = try parseValue(maxDepth: parser.maxDepth)
+                _ = try parseValue(maxDepth: valueDepth)
             }
         }
         if insideArrayWrapper {
@@ -215,7 +218,7 @@ public final class JSONReader: RecordReader {
         index += 1
         let provenance = Provenance(input: inputName, line: startLine, index: state == .singleObject ? nil : elementIndex)
         let startOffset = buffer.start
-        let (value, flagged, text) = try parseValue(maxDepth: parser.maxDepth, keepText: true, textFrom: startOffset)
+        let (value, flagged, text) = try parseValue(maxDepth: valueDepth, keepText: true, textFrom: startOffset)
         if case .object(let fields) = value {
             return .record(RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged))
         }

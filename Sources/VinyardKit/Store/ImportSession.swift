@@ -216,7 +216,7 @@ public final class ImportSession {
             throw VinyardError(.store, "\(provenance.description): the row for a conflicting key vanished from \(table)")
         }
         let rowID = found.rowID
-        let conflicting = conflictingFields(stored.values, values)
+        let conflicting = conflictingFields(stored.values, values, names: writer.names)
         let kept: [FieldValue?]
         switch policy {
         case .last: kept = values
@@ -465,28 +465,37 @@ public final class ImportSession {
         }
     }
 
-    private func conflictingFields(_ stored: [FieldValue?], _ new: [FieldValue?]) -> [Int] {
+    /// The fields whose values differ where both records have one. Provenance fields (`source`,
+    /// `source_id`) and values decoded from the VIN (`vin_*`) do not count: the same vehicle from two
+    /// systems differs there by nature.
+    private func conflictingFields(_ stored: [FieldValue?], _ new: [FieldValue?], names: [String]) -> [Int] {
         var fields: [Int] = []
         for i in stored.indices where !isEmpty(stored[i]) && !isEmpty(new[i]) && stored[i] != new[i] {
+            if !ConflictRule.counts(field: names[i]) { continue }
             fields.append(i)
         }
         return fields
     }
 
+    /// One `key.conflict` warning for the record, naming every conflicting field with both values.
     private func conflictFindings(
         _ fields: [Int], writer: TableWriter, key: String, stored: StoredRow, new: [FieldValue?], kept: [FieldValue?],
         provenance: Provenance, policy: DuplicatePolicy
     ) -> [Finding] {
+        guard !fields.isEmpty else { return [] }
         let earlier = stored.input.map { input in stored.line.map { "\(input):\($0)" } ?? input } ?? "an earlier record"
-        return fields.map { i in
+        let details = fields.map { i in
             let old = stored.values[i]?.text ?? "", value = new[i]?.text ?? ""
             let keptValue = kept[i]?.text ?? ""
-            return Finding(
-                .keyConflict, .warning, field: writer.names[i],
-                message: "key \(key): \(writer.names[i]) is \"\(old)\" in \(earlier) but \"\(value)\" here; "
-                    + "kept \"\(keptValue)\" (--on-duplicate \(policy.rawValue))",
-                input: provenance.input, line: provenance.line)
+            return "\(writer.names[i]) \"\(old)\" there, \"\(value)\" here, kept \"\(keptValue)\""
         }
+        return [
+            Finding(
+                .keyConflict, .warning, field: fields.count == 1 ? writer.names[fields[0]] : nil,
+                message: "key \(key) also in \(earlier) with other values: " + details.joined(separator: "; ")
+                    + " (--on-duplicate \(policy.rawValue)); check which is right",
+                input: provenance.input, line: provenance.line)
+        ]
     }
 
     private func addFindings(_ findings: [Finding], table: String, key: String, provenance: Provenance) throws(StoreError) {

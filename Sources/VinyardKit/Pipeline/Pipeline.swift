@@ -1,0 +1,203 @@
+import Foundation
+
+/// Options for a pipeline run (`validate`, `import`, `convert`).
+public struct PipelineOptions: Sendable {
+    /// A source mapping name that overrides detection (`--source`).
+    public var source: String?
+    public var read = ReadOptions()
+    public var mapper = MapperOptions()
+    /// What happens to a key seen again (`--on-duplicate`).
+    public var policy: DuplicatePolicy = .last
+    /// The calendar year the VIN engine counts model years from.
+    public var currentYear: Int = VINDecoder.currentCalendarYear
+    public init() {}
+}
+
+/// Where the pipeline sends records once they are read, mapped and validated: a database
+/// (`import`), a key tracker (`validate`), or an output file (`convert`).
+public protocol RecordSink: AnyObject {
+    /// A record without error findings. Returns what happened to it (inserted, duplicate, …) and
+    /// any `key.conflict` findings it caused.
+    func accept(_ record: CanonicalRecord, schema: Schema, source: String) throws -> WriteResult
+    /// A record with at least one error finding.
+    func reject(_ record: CanonicalRecord, schema: Schema, source: String) throws
+    /// A row the reader could not split into fields (ragged CSV row, malformed JSON line).
+    func reject(_ reject: RawReject, source: String?) throws
+}
+
+/// Reads inputs, detects each one's source, maps records onto the canonical schema, validates them
+/// (fields, coordinates, VINs and the VIN cross-checks) and hands them to a ``RecordSink``,
+/// counting everything: `read = inserted + updated + unchanged + duplicates + rejected`.
+///
+/// Records stream through one at a time: memory stays bounded whatever the input size (the sink
+/// decides what it keeps).
+public final class Pipeline {
+    public let options: PipelineOptions
+    public let catalog: SchemaCatalog
+    private let detector: SourceDetector
+    private var mappers: [String: Mapper] = [:]
+    private let vinChecker = VINChecker()
+    private var makeMatchCache: [String: Bool?] = [:]
+
+    public init(options: PipelineOptions, catalog: SchemaCatalog) {
+        self.options = options
+        self.catalog = catalog
+        self.detector = SourceDetector(catalog: catalog)
+    }
+
+    /// Runs every input through the pipeline into `sink`.
+    /// - Parameters:
+    ///   - inputs: paths, `-` for standard input.
+    ///   - progress: a progress line to update, if any.
+    /// - Throws: ``VinyardError`` for inputs that cannot be read on (missing, malformed JSON,
+    ///   corrupt gzip), an unknown or ambiguous source, or a failing sink.
+    public func run(inputs: [String], into sink: any RecordSink, progress: ProgressLine? = nil) throws -> RunReport {
+        let start = Date()
+        var report = RunReport()
+        for (number, path) in inputs.enumerated() {
+            try runInput(path, number: number, sink: sink, report: &report, progress: progress)
+        }
+        progress?.finish()
+        report.elapsedSeconds = Date().timeIntervalSince(start)
+        return report
+    }
+
+    private func mapper(named name: String) throws -> Mapper {
+        if let m = mappers[name] { return m }
+        let mapping = try catalog.mapping(named: name)
+        let m = try Mapper(mapping: mapping, catalog: catalog, options: options.mapper)
+        mappers[name] = m
+        return m
+    }
+
+    private func runInput(
+        _ path: String, number: Int, sink: any RecordSink, report: inout RunReport, progress: ProgressLine?
+    ) throws {
+        let reader = try openInput(path: path, options: options.read)
+        var input = RunReport.Input(name: path, source: options.source ?? "", format: reader.format.rawValue)
+        progress?.begin(path == "-" ? "stdin" : path, totalBytes: reader.totalBytes)
+        var mapper: Mapper?
+        if let forced = options.source { mapper = try self.mapper(named: forced) }
+        if mapper == nil, let header = reader.csvHeader {
+            let mapping = try detector.detect(keys: header, wrapper: nil, inputName: path)
+            mapper = try self.mapper(named: mapping.name)
+        }
+        input.source = mapper?.mapping.name ?? ""
+        defer {
+            input.bytes = reader.bytesRead
+            input.contentHash = reader.contentHash
+            report.inputs.append(input)
+        }
+        var records = 0
+        while let item = try reader.next() {
+            records += 1
+            input.read += 1
+            report.read += 1
+            progress?.update(records: records, bytesRead: reader.bytesRead)
+            switch item {
+            case .reject(var rejected):
+                if rejected.finding.input == nil {
+                    rejected.finding.input = rejected.provenance.input
+                    rejected.finding.line = rejected.provenance.line
+                }
+                try sink.reject(rejected, source: mapper?.mapping.name)
+                report.count(rejected.finding)
+                report.rejected += 1
+                input.rejected += 1
+            case .record(let raw):
+                if mapper == nil {
+                    let mapping = try detector.detect(
+                        keys: raw.fields.map(\.name), wrapper: reader.wrapperKey, inputName: path)
+                    mapper = try self.mapper(named: mapping.name)
+                    input.source = mapping.name
+                }
+                guard let mapper else { continue }
+                var record = mapper.map(raw)
+                checkVIN(&record, mapper: mapper)
+                let source = mapper.mapping.name
+                for finding in record.findings { report.count(finding, vin: vinText(record, mapper)) }
+                if record.isRejected || record.key == nil {
+                    try sink.reject(record, schema: mapper.schema, source: source)
+                    report.rejected += 1
+                    input.rejected += 1
+                    continue
+                }
+                let result = try sink.accept(record, schema: mapper.schema, source: source)
+                for finding in result.conflicts { report.count(finding) }
+                switch result.outcome {
+                case .inserted: report.inserted += 1
+                case .updated: report.updated += 1
+                case .unchanged: report.unchanged += 1
+                case .duplicate: report.duplicates += 1
+                case .rejected:
+                    report.rejected += 1
+                    input.rejected += 1
+                }
+            }
+        }
+    }
+
+    private func vinText(_ record: CanonicalRecord, _ mapper: Mapper) -> String? {
+        guard let i = mapper.known.vin, case .text(let vin)? = record.values[i] else { return nil }
+        return vin
+    }
+
+    /// Runs the VIN engine on the record's `vin` (when the schema has one and the record carries
+    /// it), adds its findings and the make/model-year cross-checks, and fills the decoded fields.
+    private func checkVIN(_ record: inout CanonicalRecord, mapper: Mapper) {
+        let known = mapper.known
+        guard let vinIndex = known.vin, case .text(let vin)? = record.values[vinIndex], !vin.isEmpty else { return }
+        let check = vinChecker.check(vin, currentYear: options.currentYear)
+        let provenance = record.provenance
+        for var finding in check.findings {
+            finding.input = provenance.input
+            finding.line = provenance.line
+            record.findings.append(finding)
+        }
+        guard check.valid else { return }
+        mapper.setVINDecoding(
+            &record, manufacturer: check.manufacturer, country: check.country, modelYears: check.modelYears)
+        // Cross-checks (warnings): the make and model year written beside the VIN.
+        if let i = known.make, case .text(let declared)? = record.values[i], let decoded = check.make,
+            !makeMatches(declared: declared, decoded: decoded, vin: vin)
+        {
+            record.findings.append(
+                Finding(
+                    .vinMakeMismatch, .warning, field: "make",
+                    message: "make is '\(declared)' but the VIN's manufacturer code \(vin.prefix(3)) belongs to "
+                        + "\(decoded); check the make or the VIN",
+                    input: provenance.input, line: provenance.line))
+        }
+        if let i = known.modelYear, let declared = Self.integer(record.values[i]) {
+            let candidates = check.modelYears
+            if !candidates.isEmpty, !candidates.contains(Int(declared)) {
+                let list = candidates.map(String.init).joined(separator: " or ")
+                record.findings.append(
+                    Finding(
+                        .vinYearMismatch, .warning, field: "model_year",
+                        message: "model year is \(declared) but position 10 of the VIN ('\(Array(vin)[9])') "
+                            + "means \(list); check the model year or the VIN",
+                        input: provenance.input, line: provenance.line))
+            }
+        }
+    }
+
+    private static func integer(_ value: FieldValue?) -> Int64? {
+        switch value {
+        case .integer(let i)?: i
+        case .real(let d)?: d.rounded() == d ? Int64(exactly: d) : nil
+        case .text(let s)?: Int64(s)
+        default: nil
+        }
+    }
+
+    private func makeMatches(declared: String, decoded: String, vin: String) -> Bool {
+        if declared == decoded || Schema.fold(declared) == Schema.fold(decoded) { return true }
+        let cacheKey = declared + "\u{0}" + vin.prefix(8)
+        if let cached = makeMatchCache[cacheKey] { return cached ?? true }
+        let result = VINDecoder.makeMatches(declared: declared, vin: vin)
+        if makeMatchCache.count > 10_000 { makeMatchCache.removeAll(keepingCapacity: true) }
+        makeMatchCache[cacheKey] = result
+        return result ?? true
+    }
+}

@@ -1,0 +1,94 @@
+/// Writes rejected records for sending back to whoever made the file: each with its original
+/// fields plus `_input`, `_line` and `_findings` (the codes and messages that rejected it).
+///
+/// CSV (the default) takes its columns from the first rejected record; fields a later record has
+/// beyond them, and the original text of a row that could not be split into fields, go to a final
+/// `_extra` column as JSON, so nothing is lost. JSON Lines (a path ending in `.jsonl` or `.ndjson`,
+/// before any `.gz`) writes one object per reject with `_findings` as an array of objects.
+public final class RejectsWriter {
+    public let path: String
+    private let sink: any ByteSink
+    private let jsonLines: Bool
+    private var csv: CSVWriter?
+    private var columns: [String] = []
+    private var columnIndex: [String: Int] = [:]
+    private var buffer: OutputBuffer
+    public private(set) var count = 0
+
+    /// - Throws: `.cantCreate` when the file cannot be created.
+    public init(path: String) throws {
+        self.path = path
+        sink = try openOutput(path: path)
+        var name = path.lowercased()
+        if name.hasSuffix(".gz") { name.removeLast(3) }
+        jsonLines = name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson")
+        buffer = OutputBuffer(sink: sink)
+    }
+
+    /// Writes a record the validators rejected.
+    public func write(_ record: CanonicalRecord) throws {
+        try write(fields: record.raw.fields, provenance: record.provenance, text: nil, findings: record.findings)
+    }
+
+    /// Writes a row the reader could not split into fields.
+    public func write(_ reject: RawReject) throws {
+        try write(fields: reject.fields, provenance: reject.provenance, text: reject.text, findings: [reject.finding])
+    }
+
+    private func write(fields: [RawField], provenance: Provenance, text: String?, findings: [Finding]) throws {
+        count += 1
+        if jsonLines {
+            var object = fields
+            object.append(RawField("_input", .string(provenance.input)))
+            object.append(RawField("_line", .number(String(provenance.line))))
+            if let index = provenance.index { object.append(RawField("_element", .number(String(index)))) }
+            if fields.isEmpty, let text { object.append(RawField("_text", .string(text))) }
+            object.append(RawField("_findings", .array(findings.map(Self.json))))
+            buffer.appendJSONObject(object)
+            buffer.append(0x0A)
+            try buffer.flushIfNeeded()
+            return
+        }
+        if csv == nil {
+            columns = fields.map(\.name)
+            for (i, name) in columns.enumerated() where columnIndex[name] == nil { columnIndex[name] = i }
+            csv = CSVWriter(sink: sink, columns: columns + ["_input", "_line", "_findings", "_extra"])
+        }
+        var row = [String?](repeating: nil, count: columns.count + 4)
+        var extra: [RawField] = []
+        for field in fields {
+            if let i = columnIndex[field.name], row[i] == nil {
+                row[i] = field.value.scalarText ?? field.value.jsonText
+            } else {
+                extra.append(field)
+            }
+        }
+        if fields.isEmpty, let text { extra.append(RawField("_text", .string(text))) }
+        row[columns.count] = provenance.input
+        row[columns.count + 1] = String(provenance.line)
+        row[columns.count + 2] = findings.map { f in
+            (f.field.map { "\(f.code) (\($0))" } ?? f.code.rawValue) + ": " + f.message
+        }.joined(separator: " | ")
+        row[columns.count + 3] = extra.isEmpty ? nil : RawValue.object(extra).jsonText
+        try csv?.writeRow(row)
+    }
+
+    static func json(_ f: Finding) -> RawValue {
+        .object([
+            RawField("code", .string(f.code.rawValue)), RawField("severity", .string(f.severity.rawValue)),
+            RawField("field", f.field.map(RawValue.string) ?? .null), RawField("message", .string(f.message)),
+            RawField("suggestion", f.suggestion.map(RawValue.string) ?? .null),
+        ])
+    }
+
+    /// Flushes and closes the file (an empty CSV file gets a header of the bookkeeping columns).
+    public func finish() throws {
+        if jsonLines {
+            try buffer.flush()
+            try sink.close()
+            return
+        }
+        if csv == nil { csv = CSVWriter(sink: sink, columns: ["_input", "_line", "_findings", "_extra"]) }
+        try csv?.finish()
+    }
+}

@@ -1,0 +1,144 @@
+/// The `validate` sink: no database; counts exactly what an import into an empty database would
+/// (new keys as inserted, repeated keys as duplicates, `key.conflict` when a repeated key's values
+/// differ) and writes rejects to a file when asked.
+public final class ValidationSink: RecordSink {
+    private var tracker = KeyTracker()
+    private let rejects: RejectsWriter?
+    private var inputNumbers: [String: Int] = [:]
+
+    public init(rejects: RejectsWriter? = nil) {
+        self.rejects = rejects
+    }
+
+    public func accept(_ record: CanonicalRecord, schema: Schema, source: String) throws -> WriteResult {
+        guard let key = record.key else { return WriteResult(outcome: .rejected) }
+        let input = inputNumber(record.provenance.input)
+        let outcome = tracker.observe(
+            key: schema.name + "\u{0}" + key, signature: Self.signature(record.values, schema: schema), input: input,
+            line: record.provenance.line)
+        switch outcome {
+        case .new:
+            return WriteResult(outcome: .inserted)
+        case .duplicate(let conflict, _, let firstLine):
+            guard conflict else { return WriteResult(outcome: .duplicate) }
+            let finding = Finding(
+                .keyConflict, .warning, field: schema.primaryKey.first,
+                message: "\(key) appeared before (line \(firstLine)) with different values; "
+                    + "the later record wins (--on-duplicate last) — check which one is right",
+                input: record.provenance.input, line: record.provenance.line)
+            return WriteResult(outcome: .duplicate, conflicts: [finding])
+        }
+    }
+
+    public func reject(_ record: CanonicalRecord, schema: Schema, source: String) throws {
+        try rejects?.write(record)
+    }
+
+    public func reject(_ reject: RawReject, source: String?) throws {
+        try rejects?.write(reject)
+    }
+
+    /// Closes the rejects file.
+    public func finish() throws { try rejects?.finish() }
+
+    private func inputNumber(_ name: String) -> Int {
+        if let n = inputNumbers[name] { return n }
+        let n = inputNumbers.count
+        inputNumbers[name] = n
+        return n
+    }
+
+    /// Per-field hashes of the values that count for a conflict (see ``ConflictRule``); zero for
+    /// an empty field or one that does not count.
+    static func signature(_ values: [FieldValue?], schema: Schema) -> KeyTracker.Signature {
+        var hashes = [UInt64](repeating: 0, count: values.count)
+        for (i, v) in values.enumerated() {
+            guard let v, i < schema.fields.count, ConflictRule.counts(field: schema.fields[i].name) else { continue }
+            if case .text(let s) = v, s.isEmpty { continue }
+            var hasher = Hasher()
+            hasher.combine(i)
+            hasher.combine(v)
+            hashes[i] = UInt64(bitPattern: Int64(hasher.finalize())) | 1
+        }
+        return KeyTracker.Signature(fieldHashes: hashes)
+    }
+}
+
+/// The `import` sink: writes through one ``ImportSession`` (one transaction), with the run's
+/// duplicate policy.
+public final class StoreSink: RecordSink {
+    public let session: ImportSession
+    public let policy: DuplicatePolicy
+    private let rejects: RejectsWriter?
+
+    public init(session: ImportSession, policy: DuplicatePolicy, rejects: RejectsWriter? = nil) {
+        self.session = session
+        self.policy = policy
+        self.rejects = rejects
+    }
+
+    public func accept(_ record: CanonicalRecord, schema: Schema, source: String) throws -> WriteResult {
+        try session.write(record, schema: schema, source: source, policy: policy)
+    }
+
+    public func reject(_ record: CanonicalRecord, schema: Schema, source: String) throws {
+        try session.writeReject(raw: record.raw, findings: record.findings, source: source, table: schema.name)
+        try rejects?.write(record)
+    }
+
+    public func reject(_ reject: RawReject, source: String?) throws {
+        try session.writeReject(reject, source: source)
+        try rejects?.write(reject)
+    }
+}
+
+/// The `convert` sink: writes each valid record's canonical values to an output file (columns of
+/// the first record's schema), rejects aside. Duplicates are found as `validate` finds them; the
+/// first record of a key is written and later ones are counted, not written (a stream cannot take
+/// back a row already written).
+public final class ConvertSink: RecordSink {
+    private let makeWriter: ([String]) throws -> any RecordWriter
+    private var writer: (any RecordWriter)?
+    private var schemaName: String?
+    private var columns: [String] = []
+    private let validation: ValidationSink
+
+    /// - Parameter makeWriter: builds the output writer for the given columns, on the first record.
+    public init(rejects: RejectsWriter?, makeWriter: @escaping ([String]) throws -> any RecordWriter) {
+        self.makeWriter = makeWriter
+        self.validation = ValidationSink(rejects: rejects)
+    }
+
+    public func accept(_ record: CanonicalRecord, schema: Schema, source: String) throws -> WriteResult {
+        if writer == nil {
+            columns = schema.fields.map(\.name)
+            schemaName = schema.name
+            writer = try makeWriter(columns)
+        }
+        guard schema.name == schemaName else {
+            throw VinyardError(
+                .usage,
+                "\(record.provenance.input) maps to table \(schema.name) but the output already holds "
+                    + "\(schemaName ?? "?") records; convert one kind of input per output file")
+        }
+        let result = try validation.accept(record, schema: schema, source: source)
+        if result.outcome == .inserted { try writer?.write(values: record.values, columns: columns) }
+        return result
+    }
+
+    public func reject(_ record: CanonicalRecord, schema: Schema, source: String) throws {
+        try validation.reject(record, schema: schema, source: source)
+    }
+
+    public func reject(_ reject: RawReject, source: String?) throws {
+        try validation.reject(reject, source: source)
+    }
+
+    /// Ends the output (an input with no valid record still gets a well-formed empty output) and
+    /// closes the rejects file.
+    public func finish(emptyColumns: [String]) throws {
+        if writer == nil { writer = try makeWriter(emptyColumns) }
+        try writer?.finish()
+        try validation.finish()
+    }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import VinyardKit
+
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Validate, normalize, deduplicate and load records into a SQLite database.",
+        discussion: """
+            Each import is one transaction: it commits whole or leaves the database as it was (also
+            when the process is killed). Re-importing the same input changes nothing and says so.
+            Every run prints the count invariant, zeros included:
+              read = inserted + updated + unchanged + duplicates + rejected
+            where duplicates are records whose key already appeared earlier in the same run, and
+            unchanged/updated are records whose key was in the database before the run. Rejected
+            records are kept in the `rejects` table with their findings; merged or dropped duplicates
+            in `duplicates`; warnings on loaded rows in `findings`; the run in `import_runs`.
+
+            --on-duplicate: last (default; later inputs are newer), first, or merge (later non-empty
+            values fill gaps; differing values are key.conflict warnings).
+            --strict: any rejected record rolls the whole import back (exit 1).
+
+            Exit status: 0 success; 1 --strict and records were rejected; 64 usage; 65 malformed
+            input or a --db that is not a Vinyard database; 66 missing input; 73 cannot create the
+            database; 74 I/O or database error.
+
+            Examples:
+              vinyard import Samples/fleet.csv Samples/autoscout.json --db fleet.db
+              vinyard import old-system/*.csv --db fleet.db --on-duplicate merge --report json
+              vinyard import nightly.csv.gz --db fleet.db --strict
+            """
+    )
+
+    @OptionGroup var input: InputOptions
+    @OptionGroup var pipeline: PipelineOptionGroup
+
+    @Option(help: "The SQLite database file (created when missing).")
+    var db: String
+
+    @Option(name: .customLong("on-duplicate"), help: "What to do with a key seen again: last, first or merge.")
+    var onDuplicate: String = "last"
+
+    @Option(help: "Report format: text or json.")
+    var report: ReportFormat = .text
+
+    @Flag(help: "Roll the whole import back if any record is rejected (exit 1).")
+    var strict = false
+
+    @Option(help: "Also write rejected records to this file (CSV, or JSON Lines when it ends in .jsonl).")
+    var rejects: String?
+
+    func validate() throws {
+        if input.inputs.isEmpty { throw ValidationError("Give at least one input file ('-' for standard input).") }
+        if DuplicatePolicy(rawValue: onDuplicate) == nil {
+            throw ValidationError("--on-duplicate must be last, first or merge, not '\(onDuplicate)'.")
+        }
+    }
+
+    func run() throws {
+        var failedStrict = false
+        try reportingErrors {
+            let catalog = try pipeline.catalog()
+            var options = try pipeline.pipelineOptions(read: try input.readOptions(), catalog: catalog)
+            options.policy = DuplicatePolicy(rawValue: onDuplicate) ?? .last
+            let store = try VinyardStore(path: db)
+            var recorded = ["on-duplicate": onDuplicate, "strict": String(strict)]
+            if let source = pipeline.source { recorded["source"] = source }
+            let session = try store.beginImport(options: recorded)
+            let writer = try rejects.map { try RejectsWriter(path: $0) }
+            let sink = StoreSink(session: session, policy: options.policy, rejects: writer)
+            var result = try Pipeline(options: options, catalog: catalog)
+                .run(inputs: input.inputs, into: sink, progress: pipeline.progressLine())
+            try writer?.finish()
+            result.rejectsPath = rejects
+            // The session nets out keys that were updated and then duplicated back within the run.
+            let counts = session.counts
+            (result.read, result.inserted, result.updated, result.unchanged, result.duplicates, result.rejected) =
+                (counts.read, counts.inserted, counts.updated, counts.unchanged, counts.duplicates, counts.rejected)
+            if strict && result.rejected > 0 {
+                try session.rollback()
+                failedStrict = true
+                printReport(result, format: report, title: "import into \(db): ROLLED BACK (--strict, \(result.rejected) rejected)")
+                return
+            }
+            let inputs = result.inputs.map {
+                ImportInput(name: $0.name, sha256: $0.contentHash, size: $0.bytes, source: $0.source,
+                            read: $0.read, rejected: $0.rejected)
+            }
+            let run = try session.finish(inputs: inputs)
+            let title = "import into \(db) (run \(run.runID))"
+                + (result.read > 0 && result.nothingChanged ? ": nothing changed, every record was already there" : "")
+            printReport(result, format: report, title: title)
+        }
+        if failedStrict { throw ExitCode(1) }
+    }
+}

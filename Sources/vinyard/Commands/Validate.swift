@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import VinyardKit
+
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check fleet files without touching a database: VINs, coordinates, fields, duplicates.",
+        discussion: """
+            Reads every input, detects its source (or takes --source), maps records onto the canonical
+            schema and validates them. Counts exactly what `vinyard import` would do on an empty
+            database: read = inserted + updated + unchanged + duplicates + rejected.
+
+            The text report lists findings per code with the first lines where each occurs and
+            probable VINs for single-typo check-digit failures. --rejects FILE writes every rejected
+            record with its original fields plus _input, _line and _findings (CSV, or JSON Lines when
+            FILE ends in .jsonl), ready to send back.
+
+            Exit status: 0 when no record is rejected, 1 when some are, 64 usage, 65 malformed
+            input, 66 missing input.
+
+            Examples:
+              vinyard validate Samples/fleet.csv
+              vinyard validate leasing-export.csv --rejects rejects.csv
+              vinyard validate Samples/*.json Samples/fleet.jsonl --report json
+              gunzip -c fleet.csv.gz | vinyard validate - --source fleet
+            """
+    )
+
+    @OptionGroup var input: InputOptions
+    @OptionGroup var pipeline: PipelineOptionGroup
+
+    @Option(help: "Write rejected records to this file (CSV, or JSON Lines when it ends in .jsonl).")
+    var rejects: String?
+
+    @Option(help: "Report format: text or json.")
+    var report: ReportFormat = .text
+
+    func validate() throws {
+        if input.inputs.isEmpty { throw ValidationError("Give at least one input file ('-' for standard input).") }
+    }
+
+    func run() throws {
+        var rejected = 0
+        try reportingErrors {
+            let catalog = try pipeline.catalog()
+            let options = try pipeline.pipelineOptions(read: try input.readOptions(), catalog: catalog)
+            let writer = try rejects.map { try RejectsWriter(path: $0) }
+            let sink = ValidationSink(rejects: writer)
+            var result = try Pipeline(options: options, catalog: catalog)
+                .run(inputs: input.inputs, into: sink, progress: pipeline.progressLine())
+            try sink.finish()
+            result.rejectsPath = rejects
+            printReport(result, format: report, title: "validate")
+            rejected = result.rejected
+        }
+        if rejected > 0 { throw ExitCode(1) }
+    }
+}

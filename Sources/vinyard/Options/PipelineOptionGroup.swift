@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import VinyardKit
+
+/// How records are mapped and validated, shared by `validate`, `import` and `convert`.
+struct PipelineOptionGroup: ParsableArguments {
+    @Option(help: "Force the source mapping: fleet, random-vehicle, autoscout, fleet-record, locations, or the name of a --mapping (default: detected from the header or keys).")
+    var source: String?
+
+    @Option(help: "Load a canonical table schema from this JSON file (repeatable; replaces the bundled schema of the same name).")
+    var schema: [String] = []
+
+    @Option(help: "Load a source mapping from this JSON file (repeatable; see Schemas/README.md).")
+    var mapping: [String] = []
+
+    @Flag(help: "Reject AutoScout vehicles that are not accident-free (default: load them with a vehicle.accident warning).")
+    var rejectAccidents = false
+
+    @Option(help: "Decimal separator of text numbers: auto, point or comma (default: auto; '1,234' is then ambiguous and rejected).")
+    var decimal: String = "auto"
+
+    @Flag(name: .shortAndLong, help: "No progress line on standard error.")
+    var quiet = false
+
+    /// The bundled catalog plus the user's schemas and mappings.
+    func catalog() throws -> SchemaCatalog {
+        var catalog = try SchemaCatalog.bundled()
+        for path in schema { _ = try catalog.loadSchema(file: path) }
+        for path in mapping { _ = try catalog.loadMapping(file: path) }
+        return catalog
+    }
+
+    func pipelineOptions(read: ReadOptions, catalog: SchemaCatalog) throws -> PipelineOptions {
+        var options = PipelineOptions()
+        options.read = read
+        if let source {
+            guard source != "raw" else {
+                throw VinyardError(.usage, "--source raw is for `vinyard convert` (a plain format converter)")
+            }
+            _ = try catalog.mapping(named: source)
+            options.source = source
+        }
+        let separator: DecimalSeparator
+        switch decimal.lowercased() {
+        case "auto": separator = .auto
+        case "point", ".": separator = .point
+        case "comma", ",": separator = .comma
+        default: throw VinyardError(.usage, "--decimal must be auto, point or comma, not '\(decimal)'")
+        }
+        options.mapper = MapperOptions(rejectAccidents: rejectAccidents, decimalSeparator: separator)
+        return options
+    }
+
+    func progressLine() -> ProgressLine { ProgressLine(enabled: !quiet) }
+}
+
+/// `--report text|json`.
+enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
+
+/// Prints a run report on standard output.
+func printReport(_ report: RunReport, format: ReportFormat, title: String) {
+    switch format {
+    case .json:
+        print(report.json())
+    case .text:
+        let color = FileHandle.standardOutput.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        var text = title + "\n"
+        for input in report.inputs {
+            text += "  \(input.name): \(input.source.isEmpty ? "no records" : input.source) (\(input.format)), "
+                + "\(input.read) read, \(input.rejected) rejected\n"
+        }
+        text += "\n" + report.text(color: color)
+        print(text, terminator: "")
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import Testing
+import VinyardKit
+
+/// The JSON report of a run, parsed.
+struct ParsedReport {
+    let object: [String: Any]
+    init(_ result: RunResult) throws {
+        object = try #require(try JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any])
+    }
+    func int(_ key: String) -> Int? { object[key] as? Int }
+    var findings: [String: Int] { object["findings"] as? [String: Int] ?? [:] }
+    var inputs: [[String: Any]] { object["inputs"] as? [[String: Any]] ?? [] }
+    var invariantHolds: Bool {
+        guard let read = int("read"), let i = int("inserted"), let u = int("updated"), let c = int("unchanged"),
+            let d = int("duplicates"), let r = int("rejected")
+        else { return false }
+        return read == i + u + c + d + r
+    }
+}
+
+func sample(_ name: String) -> String { packageRoot.appendingPathComponent("Samples/\(name)").path }
+
+let allSamples = [
+    "fleet.csv", "fleet-export.csv.gz", "fleet.jsonl", "random-vehicle.json", "autoscout.json", "fleet-record.json",
+    "locations.json",
+].map(sample)
+
+@Suite struct ValidateCommandTests {
+    @Test(arguments: [
+        ("fleet.csv", "fleet", 22, 6), ("fleet-export.csv.gz", "fleet", 12, 3), ("fleet.jsonl", "fleet", 10, 3),
+        ("random-vehicle.json", "random-vehicle", 12, 3), ("autoscout.json", "autoscout", 9, 2),
+        ("fleet-record.json", "fleet-record", 8, 3), ("locations.json", "locations", 8, 2),
+    ])
+    func detectsSourceAndCounts(_ file: String, _ source: String, _ read: Int, _ rejected: Int) throws {
+        let r = try runVinyard(["validate", sample(file), "--report", "json"])
+        #expect(r.status == (rejected > 0 ? 1 : 0), "\(r.stderr)")
+        let report = try ParsedReport(r)
+        #expect(report.int("read") == read)
+        #expect(report.int("rejected") == rejected)
+        #expect(report.invariantHolds)
+        #expect(report.inputs.first?["source"] as? String == source)
+        #expect(report.int("updated") == 0 && report.int("unchanged") == 0)
+    }
+
+    @Test func fleetCSVFindingsAndRepairs() throws {
+        let r = try runVinyard(["validate", sample("fleet.csv"), "--report", "json"])
+        let report = try ParsedReport(r)
+        #expect(report.int("duplicates") == 1)
+        for code in ["vin.check_digit", "vin.characters", "coord.swapped", "field.enum", "field.required", "field.type",
+            "vin.make_mismatch"]
+        {
+            #expect(report.findings[code] == 1, "\(code)")
+        }
+        let suggestions = report.object["suggestions"] as? [[String: Any]] ?? []
+        #expect(suggestions.contains { $0["suggestion"] as? String == "1FTFW1E57KFA14352" })
+    }
+
+    @Test func textReportShowsInvariantAndPlaces() throws {
+        let r = try runVinyard(["validate", sample("fleet.csv")])
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("read 22 = inserted 15 + updated 0 + unchanged 0 + duplicates 1 + rejected 6"))
+        #expect(r.stdout.contains("fleet.csv:17"))
+        #expect(r.stdout.contains("1FTFW1ES7KFA14352 → 1FTFW1E57KFA14352"))
+    }
+
+    @Test func rejectsFileCSVAndJSONLines() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = dir.appendingPathComponent("rejects.csv").path
+        let r = try runVinyard(["validate", sample("fleet.csv"), "--rejects", csv])
+        #expect(r.status == 1)
+        let text = try String(contentsOfFile: csv, encoding: .utf8)
+        let header = try #require(text.split(separator: "\n").first)
+        #expect(header.hasSuffix("_input,_line,_findings,_extra"))
+        #expect(text.contains("1FTFW1ES7KFA14352"))
+        #expect(text.contains("vin.check_digit"))
+        let jsonl = dir.appendingPathComponent("rejects.jsonl").path
+        _ = try runVinyard(["validate", sample("fleet.jsonl"), "--rejects", jsonl])
+        let lines = try String(contentsOfFile: jsonl, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 3)
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(object["_input"] as? String == sample("fleet.jsonl"))
+            #expect(object["_line"] is Int)
+            #expect((object["_findings"] as? [[String: Any]])?.isEmpty == false)
+        }
+    }
+
+    @Test func cleanInputExitsZeroAndReadsStandardInput() throws {
+        let csv = "vin,make,model,year\n1HGCM82633A004352,Honda,Accord,2003\n"
+        let r = try runVinyard(["validate", "-", "--report", "json"], stdin: Data(csv.utf8))
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try ParsedReport(r)
+        #expect(report.int("read") == 1 && report.int("inserted") == 1)
+    }
+
+    @Test func unknownShapeIsUsageError() throws {
+        let r = try runVinyard(["validate", "-", "--input-format", "csv"], stdin: Data("a,b\n1,2\n".utf8))
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("--source"))
+    }
+
+    @Test func validateCountsWhatImportDoes() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let v = try ParsedReport(try runVinyard(["validate"] + allSamples + ["--report", "json"]))
+        let i = try ParsedReport(
+            try runVinyard(["import"] + allSamples + ["--db", dir.appendingPathComponent("x.db").path, "--report", "json"]))
+        for key in ["read", "inserted", "updated", "unchanged", "duplicates", "rejected"] {
+            #expect(v.int(key) == i.int(key), "\(key)")
+        }
+        #expect(v.findings == i.findings)
+    }
+}
+
+@Suite struct ImportCommandTests {
+    func count(_ db: String, _ sql: String) throws -> Int64? {
+        let store = try VinyardStore(path: db, readOnly: true)
+        return try store.connection.scalarInt(sql)
+    }
+
+    @Test func importsSamplesThenReimportChangesNothing() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        let first = try runVinyard(["import"] + allSamples + ["--db", db, "--report", "json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let a = try ParsedReport(first)
+        #expect(a.invariantHolds)
+        #expect(a.int("read") == 81)
+        let inserted = try #require(a.int("inserted"))
+        let vehicles = try #require(try count(db, "SELECT count(*) FROM vehicles"))
+        let locations = try #require(try count(db, "SELECT count(*) FROM locations"))
+        #expect(Int(vehicles + locations) == inserted)
+        #expect(try count(db, "SELECT count(*) FROM rejects") == Int64(a.int("rejected") ?? -1))
+        #expect(try count(db, "SELECT count(*) FROM import_runs WHERE status='completed'") == 1)
+
+        let second = try runVinyard(["import"] + allSamples + ["--db", db])
+        #expect(second.status == 0)
+        #expect(second.stdout.contains("nothing changed"))
+        #expect(second.stdout.contains("inserted 0 + updated 0"))
+        #expect(try count(db, "SELECT count(*) FROM vehicles") == vehicles)
+    }
+
+    @Test func strictRollsBack() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        let r = try runVinyard(["import", sample("fleet.csv"), "--db", db, "--strict"])
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("ROLLED BACK"))
+        // Nothing of the run is left: not even the table it would have created, nor the run.
+        #expect(try count(db, "SELECT count(*) FROM sqlite_master WHERE name='vehicles'") == 0)
+        #expect(try count(db, "SELECT count(*) FROM import_runs") == 0)
+    }
+
+    @Test func malformedInputLeavesPreviousState() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        #expect(try runVinyard(["import", sample("random-vehicle.json"), "--db", db]).status == 0)
+        let before = try count(db, "SELECT count(*) FROM vehicles")
+        let bad = dir.appendingPathComponent("bad.json")
+        try Data(#"[{"vin": "1HGCM82633A004352", "make": "Honda"}, {"vin": "#.utf8).write(to: bad)
+        let r = try runVinyard(["import", sample("fleet.csv"), bad.path, "--db", db])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("bad.json"))
+        #expect(try count(db, "SELECT count(*) FROM vehicles") == before)
+        #expect(try count(db, "SELECT count(*) FROM import_runs") == 1)
+    }
+
+    @Test func refusesATextFileAsDatabase() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("notes.txt")
+        let bytes = Data("these are my notes, not a database\n".utf8)
+        try bytes.write(to: db)
+        let r = try runVinyard(["import", sample("fleet.csv"), "--db", db.path])
+        #expect(r.status == 65)
+        #expect(try Data(contentsOf: db) == bytes)
+    }
+
+    @Test(arguments: ["first", "last", "merge"])
+    func duplicatePolicies(_ policy: String) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = dir.appendingPathComponent("d.csv")
+        try Data("vin,make,model,color\n1HGCM82633A004352,Honda,Accord,\n1HGCM82633A004352,Honda,Civic,red\n".utf8)
+            .write(to: csv)
+        let db = dir.appendingPathComponent("d.db").path
+        let r = try runVinyard(["import", csv.path, "--db", db, "--on-duplicate", policy, "--report", "json"])
+        #expect(r.status == 0)
+        let report = try ParsedReport(r)
+        #expect(report.int("inserted") == 1 && report.int("duplicates") == 1)
+        let store = try VinyardStore(path: db, readOnly: true)
+        let model = try store.connection.scalarText("SELECT model FROM vehicles")
+        let color = try store.connection.scalarText("SELECT color FROM vehicles")
+        switch policy {
+        case "first": #expect(model == "Accord" && color == nil)
+        case "last": #expect(model == "Civic" && color == "red")
+        default: #expect(model == "Accord" && color == "red")
+        }
+        #expect(try store.connection.scalarInt("SELECT count(*) FROM duplicates") ?? 0 >= 1)
+    }
+}
