@@ -94,7 +94,7 @@ func gzipFile(_ data: Data) throws -> Data {
     }
 
     static let errorCases: [([String], Int32)] = [
-        (["convert", "--source", "fleet", "x.csv", "-o", "y.json"], 64),
+        (["convert", "--source", "no-such-source", "x.csv", "-o", "y.json"], 64),
         (["convert", "--source", "raw", "/nonexistent.csv", "-o", "y.json"], 66),
         (["convert", "--source", "raw", "x.csv", "-o", "y.unknown"], 64),
     ]

@@ -204,3 +204,32 @@ let allSamples = [
         #expect(try store.connection.scalarInt("SELECT count(*) FROM duplicates") ?? 0 >= 1)
     }
 }
+
+@Suite struct ConvertCanonicalTests {
+    @Test func convertsWithSchemaAndKeepsRejectsAside() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("v.json").path
+        let rejects = dir.appendingPathComponent("r.csv").path
+        let r = try runVinyard(["convert", sample("autoscout.json"), "-o", out, "--rejects", rejects])
+        #expect(r.status == 0, "\(r.stderr)")
+        let rows = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [[String: Any]])
+        #expect(rows.count == 6)  // 9 read, 2 rejected, 1 duplicate not written
+        #expect(rows.allSatisfy { $0["source"] as? String == "autoscout" })
+        #expect(rows.contains { $0["fuel_type"] as? String == "gasoline" })  // Benzin normalized
+        #expect(rows.contains { $0["first_registration"] as? String == "2019-03" })  // MM/yyyy → yyyy-MM
+        let rejected = try String(contentsOfFile: rejects, encoding: .utf8)
+        #expect(rejected.contains("13/2018") && rejected.contains("Holzgas"))
+    }
+
+    @Test func rawConversionStillPassesFieldsThrough() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("raw.jsonl").path
+        let r = try runVinyard(["convert", sample("fleet.csv"), "-o", out, "--source", "raw"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 22)
+    }
+}

@@ -5,8 +5,15 @@ import VinyardKit
 /// `vinyard convert`: file to file. With `--source raw`, a plain format converter with no schema.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert an input file to CSV, JSON or JSON Lines.",
+        abstract: "Convert a file to CSV, JSON or JSON Lines without a database: read, validate, normalize, write.",
         discussion: """
+            By default the input's source is detected (or taken from --source NAME), records are \
+            mapped onto the canonical schema, validated and normalized, and the valid ones are \
+            written with the schema's columns; rejected records go to --rejects FILE (with their \
+            original fields plus _input, _line and _findings) and are counted on standard error. \
+            A key seen again is counted as a duplicate and not written (the first record wins: \
+            a stream cannot take back a row already written).
+
             With --source raw, fields pass through without a schema: CSV values as strings, JSON \
             values as they are. JSON to CSV: the columns are the keys in first-seen order over the \
             whole input (two passes) when the input is a regular file; from standard input, the \
@@ -24,8 +31,7 @@ struct Convert: ParsableCommand {
     @Option(help: "Output format: csv, json or jsonl (default: from the output file's extension).")
     var format: String?
 
-    @Option(help: "The source shape; only 'raw' (no schema) is available here.")
-    var source: String = "raw"
+    @OptionGroup var pipeline: PipelineOptionGroup
 
     @Option(help: "Write rejected rows to this file (CSV, JSON or JSON Lines by its extension; CSV otherwise).")
     var rejects: String?
@@ -35,9 +41,6 @@ struct Convert: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            guard source == "raw" else {
-                throw VinyardError(.usage, "--source \(source) is not available in convert yet; use --source raw")
-            }
             guard input.inputs.count == 1, let path = input.inputs.first else {
                 throw VinyardError(.usage, "convert takes exactly one input (got \(input.inputs.count))")
             }
@@ -53,8 +56,39 @@ struct Convert: ParsableCommand {
                 throw VinyardError(.usage, "cannot tell the output format from '\(output)'; pass --format csv|json|jsonl")
             }
             let options = try input.readOptions()
-            try convertRaw(path: path, options: options, outputFormat: outputFormat)
+            if pipeline.source == "raw" {
+                try convertRaw(path: path, options: options, outputFormat: outputFormat)
+            } else {
+                try convertCanonical(path: path, options: options, outputFormat: outputFormat)
+            }
         }
+    }
+
+    private func makeWriter(_ outputFormat: OutputFormat, columns: [String]) throws -> any RecordWriter {
+        let sink = try openOutput(path: output)
+        switch outputFormat {
+        case .json: return JSONWriter(sink: sink)
+        case .jsonl: return JSONLinesWriter(sink: sink)
+        case .csv:
+            let delimiter: UInt8 = output.lowercased().replacingOccurrences(of: ".gz", with: "").hasSuffix(".tsv") ? 0x09 : UInt8(ascii: ",")
+            return CSVWriter(sink: sink, columns: columns, delimiter: delimiter, guardFormulas: guardFormulas)
+        }
+    }
+
+    private func convertCanonical(path: String, options read: ReadOptions, outputFormat: OutputFormat) throws {
+        let catalog = try pipeline.catalog()
+        let options = try pipeline.pipelineOptions(read: read, catalog: catalog)
+        let writer = try rejects.map { try RejectsWriter(path: $0) }
+        let sink = ConvertSink(rejects: writer) { columns in try makeWriter(outputFormat, columns: columns) }
+        var report = try Pipeline(options: options, catalog: catalog)
+            .run(inputs: [path], into: sink, progress: pipeline.progressLine())
+        let fallback = try catalog.schema(named: "vehicles").fields.map(\.name)
+        try sink.finish(emptyColumns: fallback)
+        report.rejectsPath = rejects
+        let written = report.inserted
+        FileHandle.standardError.write(Data(
+            ("convert \(path) → \(output): \(written) written, \(report.duplicates) duplicates not written, "
+                + "\(report.rejected) rejected" + (rejects.map { " (see \($0))" } ?? "") + "\n").utf8))
     }
 
     private func convertRaw(path: String, options: ReadOptions, outputFormat: OutputFormat) throws {
@@ -68,22 +102,12 @@ struct Convert: ParsableCommand {
                 reader = try openInput(path: path, options: options)
             }
         }
-        let rejectLog = try rejects.map { try RejectLog(path: $0) }
+        let rejectLog = try rejects.map { try RejectsWriter(path: $0) }
         var writer: (any RecordWriter)?
         func makeWriter(firstFields: [RawField]) throws -> any RecordWriter {
-            let sink = try openOutput(path: output)
-            switch outputFormat {
-            case .json: return JSONWriter(sink: sink)
-            case .jsonl: return JSONLinesWriter(sink: sink)
-            case .csv:
-                var cols = columns ?? []
-                if columns == nil {
-                    var seen = Set<String>()
-                    cols = firstFields.map(\.name).filter { seen.insert($0).inserted }
-                }
-                let delimiter: UInt8 = output.lowercased().replacingOccurrences(of: ".gz", with: "").hasSuffix(".tsv") ? 0x09 : UInt8(ascii: ",")
-                return CSVWriter(sink: sink, columns: cols, delimiter: delimiter, guardFormulas: guardFormulas)
-            }
+            var seen = Set<String>()
+            let cols = columns ?? firstFields.map(\.name).filter { seen.insert($0).inserted }
+            return try self.makeWriter(outputFormat, columns: cols)
         }
         var written = 0
         var rejected = 0
@@ -142,28 +166,3 @@ extension FileHandle {
     var isTerminal: Bool { isatty(fileDescriptor) != 0 }
 }
 
-/// The rejects file: input, line, element index, code, message and original text per reject.
-final class RejectLog {
-    private let writer: any RecordWriter
-    private static let columns = ["input", "line", "index", "code", "message", "text"]
-
-    init(path: String) throws {
-        let sink = try openOutput(path: path)
-        switch OutputFormat(fileName: path) {
-        case .json: writer = JSONWriter(sink: sink)
-        case .jsonl: writer = JSONLinesWriter(sink: sink)
-        case .csv, nil: writer = CSVWriter(sink: sink, columns: Self.columns, guardFormulas: true)
-        }
-    }
-
-    func write(_ reject: RawReject) throws {
-        let values: [FieldValue?] = [
-            .text(reject.provenance.input), .integer(Int64(reject.provenance.line)),
-            reject.provenance.index.map { .integer(Int64($0)) }, .text(reject.finding.code.rawValue),
-            .text(reject.finding.message), .text(reject.text),
-        ]
-        try writer.write(values: values, columns: Self.columns)
-    }
-
-    func finish() throws { try writer.finish() }
-}
