@@ -177,17 +177,25 @@ public struct FleetGenerator: Sendable {
         let model = maker.models[rng.next(below: maker.models.count)]
         let odometer = rng.next(below: 250_000)
         let city = Self.cities[rng.next(below: Self.cities.count)]
-        let lat = city.0 + Double(rng.next(below: 20_000)) / 100_000 - 0.1
-        let lon = city.1 + Double(rng.next(below: 20_000)) / 100_000 - 0.1
+        // Micro-degrees, formatted by hand: String(format:) costs more than the rest of the row.
+        let lat = Int((city.0 * 1e6).rounded()) + 10 * rng.next(below: 20_000) - 100_000
+        let lon = Int((city.1 * 1e6).rounded()) + 10 * rng.next(below: 20_000) - 100_000
         let regYear = min(year + rng.next(below: 2), currentYear)
         let month = 1 + rng.next(below: 12)
         return [
             vin, maker.make, model, String(year), Self.colors[rng.next(below: Self.colors.count)],
             Self.fuels[rng.next(below: Self.fuels.count)], Self.transmissions[rng.next(below: 4)], String(odometer),
             plate(rng: &rng), Self.statuses[rng.next(below: Self.statuses.count)],
-            String(format: "%.6f", lat), String(format: "%.6f", lon),
+            Self.fixed6(lat), Self.fixed6(lon),
             String(regYear) + "-" + String(month).leftPadded(to: 2),
         ]
+    }
+
+    /// `value / 1e6` with six decimals: 52354750 → `52.354750`.
+    static func fixed6(_ value: Int) -> String {
+        let sign = value < 0 ? "-" : ""
+        let v = abs(value)
+        return sign + String(v / 1_000_000) + "." + String(v % 1_000_000).leftPadded(to: 6)
     }
 
     private func plate(rng: inout SplitMix64) -> String {

@@ -37,7 +37,15 @@ public final class Pipeline {
     private let detector: SourceDetector
     private var mappers: [String: Mapper] = [:]
     private let vinChecker = VINChecker()
-    private var makeMatchCache: [String: Bool?] = [:]
+    private var makeMatchCache: [MakeMatchKey: Bool?] = [:]
+
+    /// A declared make, the make decoded from the VIN and the VIN's first 8 characters (WMI and
+    /// the VDS that pattern rules read).
+    private struct MakeMatchKey: Hashable {
+        var declared: String
+        var decoded: String
+        var prefix: String
+    }
 
     public init(options: PipelineOptions, catalog: SchemaCatalog) {
         self.options = options
@@ -157,6 +165,7 @@ public final class Pipeline {
         guard check.valid else { return }
         mapper.setVINDecoding(
             &record, manufacturer: check.manufacturer, country: check.country, modelYears: check.modelYears)
+        // (modelYears is at most two or three years: cheap.)
         // Cross-checks (warnings): the make and model year written beside the VIN.
         if let i = known.make, case .text(let declared)? = record.values[i], let decoded = check.make,
             !makeMatches(declared: declared, decoded: decoded, vin: vin)
@@ -168,14 +177,18 @@ public final class Pipeline {
                         + "\(decoded); check the make or the VIN",
                     input: provenance.input, line: provenance.line))
         }
-        if let i = known.modelYear, let declared = Self.integer(record.values[i]) {
+        if let i = known.modelYear, let declared = Self.integer(record.values[i]),
+            let code = vin.utf8.dropFirst(9).first, let base = VINDecoder.yearBase(code),
+            !(declared >= Int64(base) && (declared - Int64(base)) % 30 == 0
+                && declared <= Int64(options.currentYear + 1))
+        {
             let candidates = check.modelYears
-            if !candidates.isEmpty, !candidates.contains(Int(declared)) {
+            if !candidates.isEmpty {
                 let list = candidates.map(String.init).joined(separator: " or ")
                 record.findings.append(
                     Finding(
                         .vinYearMismatch, .warning, field: "model_year",
-                        message: "model year is \(declared) but position 10 of the VIN ('\(Array(vin)[9])') "
+                        message: "model year is \(declared) but position 10 of the VIN ('\(Character(Unicode.Scalar(code)))') "
                             + "means \(list); check the model year or the VIN",
                         input: provenance.input, line: provenance.line))
             }
@@ -192,12 +205,13 @@ public final class Pipeline {
     }
 
     private func makeMatches(declared: String, decoded: String, vin: String) -> Bool {
-        if declared == decoded || Schema.fold(declared) == Schema.fold(decoded) { return true }
-        let cacheKey = declared + "\u{0}" + vin.prefix(8)
-        if let cached = makeMatchCache[cacheKey] { return cached ?? true }
-        let result = VINDecoder.makeMatches(declared: declared, vin: vin)
+        if declared == decoded { return true }
+        let key = MakeMatchKey(declared: declared, decoded: decoded, prefix: String(vin.utf8.prefix(8))!)
+        if let cached = makeMatchCache[key] { return cached ?? true }
+        let result: Bool? =
+            Schema.fold(declared) == Schema.fold(decoded) ? true : VINDecoder.makeMatches(declared: declared, vin: vin)
         if makeMatchCache.count > 10_000 { makeMatchCache.removeAll(keepingCapacity: true) }
-        makeMatchCache[cacheKey] = result
+        makeMatchCache[key] = result
         return result ?? true
     }
 }

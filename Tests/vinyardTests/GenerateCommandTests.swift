@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+@Suite struct GenerateCommandTests {
+    @Test func sameSeedSameData() throws {
+        let a = try runVinyard(["generate", "--rows", "200", "--seed", "9"])
+        let b = try runVinyard(["generate", "--rows", "200", "--seed", "9"])
+        let c = try runVinyard(["generate", "--rows", "200", "--seed", "10"])
+        #expect(a.status == 0)
+        #expect(a.stdout == b.stdout)
+        #expect(a.stdout != c.stdout)
+        #expect(a.stdout.split(separator: "\n").count == 201)
+    }
+
+    @Test func cleanDataValidatesClean() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = dir.appendingPathComponent("clean.csv").path
+        #expect(try runVinyard(["generate", "--rows", "3000", "-o", csv]).status == 0)
+        let r = try runVinyard(["validate", csv, "--report", "json"])
+        #expect(r.status == 0, "\(r.stdout)")
+        let report = try ParsedReport(r)
+        #expect(report.int("inserted") == 3000)
+        // Makes and model years agree with the VINs: no cross-check warnings, no unknown WMIs.
+        #expect(report.findings.isEmpty, "\(report.findings)")
+    }
+
+    @Test(arguments: ["csv", "jsonl", "json"])
+    func dirtyDataMatchesItsTruth(_ format: String) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("dirty.\(format)").path
+        let truthPath = dir.appendingPathComponent("truth.json").path
+        let g = try runVinyard([
+            "generate", "--rows", "5000", "--dirty", "0.2", "--seed", "3", "-o", file, "--truth", truthPath,
+        ])
+        #expect(g.status == 0, "\(g.stderr)")
+        let truth = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: truthPath))) as? [String: Any])
+        let report = try ParsedReport(try runVinyard(["validate", file, "--report", "json"]))
+        #expect(report.int("read") == truth["read"] as? Int)
+        #expect(report.int("rejected") == truth["rejected"] as? Int)
+        #expect(report.int("duplicates") == truth["duplicates"] as? Int)
+        #expect(report.int("inserted") == truth["loaded"] as? Int)
+        let expected = truth["findings"] as? [String: Int] ?? [:]
+        for (code, count) in expected {
+            #expect(report.findings[code, default: 0] >= count, "\(code)")
+        }
+    }
+
+    @Test func gzipOutputReadsBack() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("f.jsonl.gz").path
+        #expect(try runVinyard(["generate", "--rows", "100", "-o", file]).status == 0)
+        let report = try ParsedReport(try runVinyard(["validate", file, "--report", "json"]))
+        #expect(report.int("read") == 100)
+    }
+}
