@@ -60,7 +60,7 @@ public final class Mapper {
     /// Indices of well-known fields, for cross-checks and the VIN engine's decoded values.
     public let known: KnownFields
 
-    private var typers: [FieldTyper]
+    private let typers: [FieldTyper]
     private let makes: MakeTable
     /// Folded source key → slots from the mapping's explicit field list, in mapping order.
     private var explicit: [String: [Slot]] = [:]
@@ -68,6 +68,9 @@ public final class Mapper {
     private var aliases: [String: Int] = [:]
     private var ignored: Set<String> = []
     private var requiredFields: [Int] = []
+
+    /// `schema.fields.count` nils, copied for each record's values.
+    private let emptyValues: [FieldValue?]
 
     private var layoutNames: [String] = []
     private var layoutPlan: [PlanEntry] = []
@@ -98,6 +101,7 @@ public final class Mapper {
         self.schema = schema
         self.options = options
         self.known = KnownFields(schema)
+        self.emptyValues = [FieldValue?](repeating: nil, count: schema.fields.count)
         self.makes = catalog.makes
         self.typers = try schema.fields.enumerated().map {
             try FieldTyper(
@@ -140,6 +144,27 @@ public final class Mapper {
         if mapping.key == .vin, let v = known.vin { required.insert(v) }
         if mapping.key == .sourceID, let s = known.sourceID { required.insert(s) }
         requiredFields = required.sorted()
+    }
+
+    /// A set of field indices: a bit mask for up to 64 fields (no allocation), flags beyond.
+    struct FieldSet {
+        private var bits: UInt64 = 0
+        private var more: [Bool]
+
+        init(count: Int) {
+            more = count > 64 ? [Bool](repeating: false, count: count - 64) : []
+        }
+
+        subscript(_ i: Int) -> Bool {
+            get { i < 64 ? bits & (1 << UInt64(i)) != 0 : more[i - 64] }
+            set {
+                if i < 64 {
+                    if newValue { bits |= 1 << UInt64(i) } else { bits &= ~(1 << UInt64(i)) }
+                } else {
+                    more[i - 64] = newValue
+                }
+            }
+        }
     }
 
     // MARK: Plan
@@ -191,10 +216,12 @@ public final class Mapper {
         let plan = plan(for: raw.fields)
         let known = self.known
         let fieldCount = typers.count
-        var values = [FieldValue?](repeating: nil, count: fieldCount)
+        // Copying the all-nil template costs one allocation on first write (no `repeating:` fill
+        // through unspecialized code).
+        var values = emptyValues
         var findings: [Finding] = []
         // Which fields had a non-empty source value (local: no exclusivity checks in the loop).
-        var touched = [Bool](repeating: false, count: fieldCount)
+        var touched = FieldSet(count: fieldCount)
         var latitude: CoordinateValidator.CoordinateInput?
         var longitude: CoordinateValidator.CoordinateInput?
 
@@ -278,7 +305,7 @@ public final class Mapper {
                     message: "the row is not valid UTF-8 and was read as Windows-1252; check accented letters, or save the file as UTF-8"))
         }
 
-        let key = makeKey(values, touched, &findings)
+        let key = makeKey(values, &touched, &findings)
         for i in findings.indices {
             if findings[i].input == nil { findings[i].input = raw.provenance.input }
             if findings[i].line == nil { findings[i].line = raw.provenance.line }
@@ -308,7 +335,7 @@ public final class Mapper {
         return t.isEmpty ? nil : t
     }
 
-    private func makeKey(_ values: [FieldValue?], _ touched: [Bool], _ findings: inout [Finding]) -> String? {
+    private func makeKey(_ values: [FieldValue?], _ touched: inout FieldSet, _ findings: inout [Finding]) -> String? {
         switch mapping.key {
         case .vin:
             return text(values, known.vin)
