@@ -69,9 +69,6 @@ public final class Mapper {
     private var ignored: Set<String> = []
     private var requiredFields: [Int] = []
 
-    /// `schema.fields.count` nils, copied for each record's values.
-    private let emptyValues: [FieldValue?]
-
     private var layoutNames: [String] = []
     private var layoutPlan: [PlanEntry] = []
     private var slotsByName: [String: [Slot]] = [:]
@@ -101,7 +98,6 @@ public final class Mapper {
         self.schema = schema
         self.options = options
         self.known = KnownFields(schema)
-        self.emptyValues = [FieldValue?](repeating: nil, count: schema.fields.count)
         self.makes = catalog.makes
         self.typers = try schema.fields.enumerated().map {
             try FieldTyper(
@@ -216,9 +212,11 @@ public final class Mapper {
         let plan = plan(for: raw.fields)
         let known = self.known
         let fieldCount = typers.count
-        // Copying the all-nil template costs one allocation on first write (no `repeating:` fill
-        // through unspecialized code).
-        var values = emptyValues
+        // Appending nils runs specialized code (`repeating:` and copying a template go through
+        // per-element generic witnesses).
+        var values: [FieldValue?] = []
+        values.reserveCapacity(fieldCount)
+        for _ in 0..<fieldCount { values.append(nil) }
         var findings: [Finding] = []
         // Which fields had a non-empty source value (local: no exclusivity checks in the loop).
         var touched = FieldSet(count: fieldCount)
