@@ -3,7 +3,7 @@ import Foundation
 /// Types and normalizes one schema field's raw values: trims, parses by the schema type (never
 /// guessed), applies case folding, synonyms, enums, ranges and patterns. Findings carry the field
 /// and a message that says what to do; input and line are added by the ``Mapper``.
-struct FieldTyper {
+final class FieldTyper {
     let field: Field
     let index: Int
     private let synonyms: SynonymTable?
@@ -13,14 +13,23 @@ struct FieldTyper {
     private let maximum: Double?
     private let pattern: NSRegularExpression?
     private let decimal: DecimalSeparator
-    /// Cache of string results for enum/synonym fields (values repeat a lot), bounded.
-    private var cache: [String: TypedValue] = [:]
-    private static let cacheLimit = 4096
+    /// Cache of string results for enum/synonym/pattern fields (values repeat a lot), bounded.
+    private let cache: TypedValueCache?
+    private let folding: Folding
+
+    /// The field's case folding, decided once from its format.
+    private enum Folding { case none, vin, upper, lower }
 
     init(field: Field, index: Int, catalog: SchemaCatalog, decimal: DecimalSeparator, referenceYear: Int) throws {
         self.field = field
         self.index = index
         self.decimal = decimal
+        switch field.format {
+        case "vin": folding = .vin
+        case "uppercase": folding = .upper
+        case "lowercase": folding = .lower
+        default: folding = .none
+        }
         if let name = field.synonyms {
             guard let table = catalog.synonyms[name] else {
                 throw VinyardError(.usage, "field '\(field.name)' names unknown synonym table '\(name)'")
@@ -52,6 +61,7 @@ struct FieldTyper {
         } else {
             pattern = nil
         }
+        cache = synonyms == nil && enumValues == nil && pattern == nil ? nil : TypedValueCache()
     }
 
     /// True for values that count as absent: null, blank text, an empty array.
@@ -72,7 +82,7 @@ struct FieldTyper {
     ///   - unitFactor: multiply numbers by this (a source unit converted to the field's unit).
     ///   - datePattern: the source's date pattern.
     ///   - asJSON: store the value as JSON text whatever it is.
-    mutating func type(
+    func type(
         _ raw: RawValue, unitFactor: Double? = nil, datePattern: DatePattern? = nil, asJSON: Bool = false
     ) -> TypedValue {
         if asJSON { return .success(.text(JSONText.encode(raw))) }
@@ -100,9 +110,10 @@ struct FieldTyper {
 
     // MARK: Kinds
 
-    private mutating func string(_ text: String) -> TypedValue {
-        if synonyms == nil, enumValues == nil, pattern == nil { return .success(.text(caseFolded(text))) }
-        if let cached = cache[text] { return cached }
+    private func string(_ text: String) -> TypedValue {
+        guard let cache else { return .success(.text(caseFolded(text))) }
+        let slot = cache.slot(for: text)
+        if let cached = cache.value(at: slot, for: text) { return cached }
         var result: TypedValue
         var value = caseFolded(text)
         if let synonyms, let canonical = synonyms.canonical(value) { value = canonical }
@@ -122,16 +133,16 @@ struct FieldTyper {
         {
             result = .failure(finding(.fieldType, text, "does not match the pattern \(pattern.pattern); fix the value"))
         }
-        if cache.count < Self.cacheLimit { cache[text] = result }
+        cache.store(result, for: text, at: slot)
         return result
     }
 
     private func caseFolded(_ text: String) -> String {
-        switch field.format {
-        case "vin": ValueParser.normalizeVIN(text)
-        case "uppercase": text.utf8.contains(where: { $0 >= 0x61 && $0 <= 0x7A || $0 >= 0x80 }) ? text.uppercased() : text
-        case "lowercase": text.lowercased()
-        default: text
+        switch folding {
+        case .vin: ValueParser.normalizeVIN(text)
+        case .upper: text.utf8.contains(where: { $0 >= 0x61 && $0 <= 0x7A || $0 >= 0x80 }) ? text.uppercased() : text
+        case .lower: text.lowercased()
+        case .none: text
         }
     }
 
@@ -283,6 +294,48 @@ struct FieldTyper {
         default:
             return JSONText.encode(.array([raw]))
         }
+    }
+}
+
+/// A direct-mapped cache of typed results keyed by the raw text: a replaced entry is only
+/// recomputed, so memory stays fixed (`size` entries) and a lookup hashes a few bytes instead of
+/// the whole string with SipHash.
+final class TypedValueCache {
+    static let size = 1024
+    private let entries: UnsafeMutablePointer<(key: String, value: TypedValue)?>
+
+    init() {
+        entries = .allocate(capacity: Self.size)
+        entries.initialize(repeating: nil, count: Self.size)
+    }
+
+    deinit {
+        entries.deinitialize(count: Self.size)
+        entries.deallocate()
+    }
+
+    /// The slot for a text: a multiplicative hash of its length and up to its first 32 bytes.
+    @inline(__always)
+    func slot(for text: String) -> Int {
+        var h: UInt32 = UInt32(truncatingIfNeeded: text.utf8.count) &* 0x9E37_79B1
+        var k = 0
+        for b in text.utf8 {
+            h = (h ^ UInt32(b)) &* 0x0100_0193
+            k += 1
+            if k == 32 { break }
+        }
+        return Int(truncatingIfNeeded: (h ^ (h >> 15)) & UInt32(Self.size - 1))
+    }
+
+    @inline(__always)
+    func value(at slot: Int, for text: String) -> TypedValue? {
+        guard let entry = entries[slot & (Self.size - 1)], entry.key == text else { return nil }
+        return entry.value
+    }
+
+    @inline(__always)
+    func store(_ value: TypedValue, for text: String, at slot: Int) {
+        entries[slot & (Self.size - 1)] = (text, value)
     }
 }
 

@@ -85,6 +85,9 @@ public enum ValueParser {
     public static func parseNumber(
         _ s: String, decimal: DecimalSeparator = .auto
     ) -> Result<Double, NumberFailure> {
+        if let exact = s.utf8.withContiguousStorageIfAvailable({ exactDecimal($0, decimal: decimal) }) ?? nil {
+            return .success(exact)
+        }
         if let fast = simpleDecimal(s, decimal: decimal) {
             guard let d = Double(fast), d.isFinite else { return .failure(.invalid) }
             return .success(d == 0 ? 0 : d)
@@ -102,7 +105,8 @@ public enum ValueParser {
     public static func parseInteger(
         _ s: String, decimal: DecimalSeparator = .auto
     ) -> Result<Int64, NumberFailure> {
-        // Fast path: plain digits with an optional sign.
+        // Fast paths: plain digits with an optional sign.
+        if let i = s.utf8.withContiguousStorageIfAvailable({ plainInteger($0) }) ?? nil { return .success(i) }
         if let i = Int64(s) { return .success(i) }
         switch clean(s, decimal: decimal) {
         case .failure(let f): return .failure(f)
@@ -122,6 +126,82 @@ public enum ValueParser {
             guard let i = Int64(intPart) else { return .failure(.tooLarge) }
             return .success(i)
         }
+    }
+
+    /// Exact powers of ten up to 10^22 (all exactly representable as `Double`).
+    private static let powersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+        1e20, 1e21, 1e22,
+    ]
+
+    /// `[+-]digits[(.|,)digits]` where the separator is certainly the decimal one (the rules of
+    /// ``simpleDecimal(_:decimal:)``), parsed from bytes when the result is exact: at most 2^53
+    /// as an integer mantissa and at most 22 fraction digits, so one correctly rounded division
+    /// gives the same `Double` as `strtod` (Clinger's fast path). Nil: take the general path.
+    static func exactDecimal(_ b: UnsafeBufferPointer<UInt8>, decimal: DecimalSeparator) -> Double? {
+        let n = b.count
+        guard n > 0, n <= 32 else { return nil }
+        var i = 0
+        let negative = b[0] == 0x2D
+        if negative || b[0] == 0x2B { i = 1 }
+        let digitsStart = i
+        var sepAt = -1
+        var mantissa: UInt64 = 0
+        var digitCount = 0
+        while i < n {
+            let c = b[i]
+            if c >= 0x30 && c <= 0x39 {
+                // Leading zeros do not count towards the 19 digits a UInt64 holds.
+                if mantissa != 0 || c != 0x30 {
+                    digitCount += 1
+                    guard digitCount <= 19 else { return nil }
+                    mantissa = mantissa &* 10 &+ UInt64(c &- 0x30)
+                }
+                i += 1
+                continue
+            }
+            guard sepAt < 0, c == 0x2E || c == 0x2C else { return nil }
+            sepAt = i
+            i += 1
+        }
+        var fractionDigits = 0
+        if sepAt < 0 {
+            guard n > digitsStart else { return nil }
+        } else {
+            let before = sepAt - digitsStart
+            let after = n - sepAt - 1
+            guard before >= 1, after >= 1 else { return nil }
+            let maybeGroup = after == 3 && before <= 3
+            if b[sepAt] == 0x2E {
+                if decimal == .comma && maybeGroup { return nil }
+            } else if decimal == .point || maybeGroup {
+                return nil
+            }
+            fractionDigits = after
+        }
+        guard mantissa <= 1 << 53, fractionDigits <= 22 else { return nil }
+        if mantissa == 0 { return 0 }  // no negative zero
+        let d = Double(mantissa) / powersOfTen[fractionDigits]
+        return negative ? -d : d
+    }
+
+    /// `[+-]digits` as `Int64(_:)` reads it; nil for anything else or on overflow (the general
+    /// path decides then).
+    static func plainInteger(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+        let n = b.count
+        guard n > 0, n <= 18 else { return nil }  // at most 18 digits: below 10^18, no overflow
+        var i = 0
+        let negative = b[0] == 0x2D
+        if negative || b[0] == 0x2B { i = 1 }
+        guard i < n else { return nil }
+        var v: Int64 = 0
+        while i < n {
+            let c = b[i] &- 0x30
+            guard c <= 9 else { return nil }
+            v = v &* 10 &+ Int64(c)
+            i += 1
+        }
+        return negative ? -v : v
     }
 
     /// The common case without allocation: `[-]digits[(.|,)digits]` where the separator is

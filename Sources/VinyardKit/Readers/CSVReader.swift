@@ -176,6 +176,7 @@ public final class CSVReader: RecordReader {
                     quoteOpenedOnLine = line + newlines
                     i += 1
                     while true {
+                        i = ByteScan.first(in: p, from: i, to: n, quote, lf, cr)
                         if i >= n {
                             if !eof { return nil }
                             return Scanned(start: pos, contentEnd: -1, next: -1, newlines: 0, endedWithCR: false)
@@ -213,11 +214,7 @@ public final class CSVReader: RecordReader {
                         i += 1
                     }
                 } else {
-                    while i < n {
-                        let c = p[i]
-                        if c == delim || c == lf || c == cr { break }
-                        i += 1
-                    }
+                    i = ByteScan.first(in: p, from: i, to: n, delim, lf, cr)
                     if i >= n && !eof { return nil }
                 }
                 spans.append(fs, i, kind)
@@ -254,7 +251,8 @@ public final class CSVReader: RecordReader {
             let record = UnsafeBufferPointer(rebasing: p[s.start..<s.contentEnd])
             var isUTF8 = true
             var flagged = false
-            if !TextDecoding.isASCII(record) {
+            let ascii = ByteScan.isASCII(record)
+            if !ascii {
                 isUTF8 = TextDecoding.isValidUTF8(record)
                 flagged = !isUTF8 && encoding != .windows1252
             }
@@ -266,6 +264,11 @@ public final class CSVReader: RecordReader {
                 let a = span.start, b = span.end
                 let value: String
                 switch span.kind {
+                case 0 where ascii:
+                    value = TextDecoding.ascii(p, a, b)
+                case 1 where ascii:
+                    let close = p[b - 1] == UInt8(ascii: "\"") && b - 1 > a ? b - 1 : b
+                    value = TextDecoding.ascii(p, a + 1, close)
                 case 0:
                     value = TextDecoding.decode(UnsafeBufferPointer(rebasing: p[a..<b]), encoding: encoding, recordIsUTF8: isUTF8)
                 case 1:

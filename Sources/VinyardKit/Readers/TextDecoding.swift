@@ -66,6 +66,20 @@ enum TextDecoding {
         return String(scalars)
     }
 
+    /// The bytes `a..<b` of `p`, known to be ASCII, as a string: copied without validation for
+    /// the up to 15 bytes a small string holds (larger ones are validated by the standard library,
+    /// which is quick for ASCII).
+    @inline(__always)
+    static func ascii(_ p: UnsafeBufferPointer<UInt8>, _ a: Int, _ b: Int) -> String {
+        let count = b - a
+        if count <= 0 { return "" }
+        let source = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: p[a..<b]))
+        return String(unsafeUninitializedCapacity: count) { out in
+            UnsafeMutableRawBufferPointer(out).copyMemory(from: source)
+            return count
+        }
+    }
+
     @inline(__always)
     static func utf8(_ p: UnsafeBufferPointer<UInt8>) -> String {
         String(decoding: p, as: UTF8.self)
@@ -80,5 +94,65 @@ enum TextDecoding {
         case .utf8: return utf8(p)
         case .auto: return recordIsUTF8 ? utf8(p) : windows1252(p)
         }
+    }
+}
+
+/// Word-at-a-time (SWAR) byte searches for the readers: eight bytes per step, every load checked
+/// to lie inside the valid bytes.
+enum ByteScan {
+    @inline(__always)
+    static func broadcast(_ b: UInt8) -> UInt64 { UInt64(b) &* 0x0101_0101_0101_0101 }
+
+    /// High bit set in each byte of `w` equal to the byte broadcast in `pattern`; the lowest set
+    /// bit is always a true match (borrows only reach more significant bytes).
+    @inline(__always)
+    static func matches(_ w: UInt64, _ pattern: UInt64) -> UInt64 {
+        let x = w ^ pattern
+        return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
+    }
+
+    /// The first index in `start..<end` holding `a`, `b` or `c`; `end` when none does.
+    /// `end` must not exceed `p.count`.
+    @inline(__always)
+    static func first(in p: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Int {
+        var i = start
+        let end = min(end, p.count)
+        if let base = p.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            let pa = broadcast(a), pb = broadcast(b), pc = broadcast(c)
+            while end - i >= 8 {
+                let w = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                let m = matches(w, pa) | matches(w, pb) | matches(w, pc)
+                if m != 0 { return i + m.trailingZeroBitCount >> 3 }
+                i += 8
+            }
+        }
+        while i < end {
+            let x = p[i]
+            if x == a || x == b || x == c { return i }
+            i += 1
+        }
+        return end
+    }
+
+    /// True when no byte is 0x80 or above.
+    @inline(__always)
+    static func isASCII(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+        var acc: UInt64 = 0
+        var i = 0
+        let n = p.count
+        if let base = p.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while n - i >= 8 {
+                acc |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                i += 8
+            }
+        }
+        var tail: UInt8 = 0
+        while i < n {
+            tail |= p[i]
+            i += 1
+        }
+        return acc & 0x8080_8080_8080_8080 == 0 && tail < 0x80
     }
 }

@@ -60,7 +60,7 @@ public final class Mapper {
     /// Indices of well-known fields, for cross-checks and the VIN engine's decoded values.
     public let known: KnownFields
 
-    private var typers: [FieldTyper]
+    private let typers: [FieldTyper]
     private let makes: MakeTable
     /// Folded source key → slots from the mapping's explicit field list, in mapping order.
     private var explicit: [String: [Slot]] = [:]
@@ -142,6 +142,27 @@ public final class Mapper {
         requiredFields = required.sorted()
     }
 
+    /// A set of field indices: a bit mask for up to 64 fields (no allocation), flags beyond.
+    struct FieldSet {
+        private var bits: UInt64 = 0
+        private var more: [Bool]
+
+        init(count: Int) {
+            more = count > 64 ? [Bool](repeating: false, count: count - 64) : []
+        }
+
+        subscript(_ i: Int) -> Bool {
+            get { i < 64 ? bits & (1 << UInt64(i)) != 0 : more[i - 64] }
+            set {
+                if i < 64 {
+                    if newValue { bits |= 1 << UInt64(i) } else { bits &= ~(1 << UInt64(i)) }
+                } else {
+                    more[i - 64] = newValue
+                }
+            }
+        }
+    }
+
     // MARK: Plan
 
     private func slots(for name: String) -> [Slot] {
@@ -191,10 +212,14 @@ public final class Mapper {
         let plan = plan(for: raw.fields)
         let known = self.known
         let fieldCount = typers.count
-        var values = [FieldValue?](repeating: nil, count: fieldCount)
+        // Appending nils runs specialized code (`repeating:` and copying a template go through
+        // per-element generic witnesses).
+        var values: [FieldValue?] = []
+        values.reserveCapacity(fieldCount)
+        for _ in 0..<fieldCount { values.append(nil) }
         var findings: [Finding] = []
         // Which fields had a non-empty source value (local: no exclusivity checks in the loop).
-        var touched = [Bool](repeating: false, count: fieldCount)
+        var touched = FieldSet(count: fieldCount)
         var latitude: CoordinateValidator.CoordinateInput?
         var longitude: CoordinateValidator.CoordinateInput?
 
@@ -278,7 +303,7 @@ public final class Mapper {
                     message: "the row is not valid UTF-8 and was read as Windows-1252; check accented letters, or save the file as UTF-8"))
         }
 
-        let key = makeKey(values, touched, &findings)
+        let key = makeKey(values, &touched, &findings)
         for i in findings.indices {
             if findings[i].input == nil { findings[i].input = raw.provenance.input }
             if findings[i].line == nil { findings[i].line = raw.provenance.line }
@@ -308,7 +333,7 @@ public final class Mapper {
         return t.isEmpty ? nil : t
     }
 
-    private func makeKey(_ values: [FieldValue?], _ touched: [Bool], _ findings: inout [Finding]) -> String? {
+    private func makeKey(_ values: [FieldValue?], _ touched: inout FieldSet, _ findings: inout [Finding]) -> String? {
         switch mapping.key {
         case .vin:
             return text(values, known.vin)
