@@ -18,6 +18,10 @@ let package = Package(
             dependencies: [.product(name: "VinyardKit", package: "Vinyard")]
         ),
         .executableTarget(
+            name: "bench-export",
+            dependencies: [.product(name: "VinyardKit", package: "Vinyard")]
+        ),
+        .executableTarget(
             name: "bench-readers",
             dependencies: [
                 .product(name: "VinyardKit", package: "Vinyard"),
