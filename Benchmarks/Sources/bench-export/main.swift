@@ -2,7 +2,9 @@
 // 1M-row vehicles table, both writing to a file; alternating runs, medians and the ratio.
 //
 // Environment: BENCH_ROWS (default 1000000), BENCH_RUNS (default 3), BENCH_DB (database path,
-// reused when it exists; default /tmp/vinyard-bench-export-ROWS.db), BENCH_SORT (default vin).
+// reused when it exists; default /tmp/vinyard-bench-export-ROWS[-indexed].db), BENCH_SORT (default
+// vin), BENCH_VIN_INDEX=1 (add an index on vin: both sides then scan it instead of sorting),
+// BENCH_ONLY=vinyard|sqlite3 (time one side).
 import Foundation
 import VinyardKit
 
@@ -10,7 +12,8 @@ let env = ProcessInfo.processInfo.environment
 let rows = Int(env["BENCH_ROWS"] ?? "") ?? 1_000_000
 let runs = max(1, Int(env["BENCH_RUNS"] ?? "") ?? 3)
 let sortField = env["BENCH_SORT"] ?? "vin"
-let dbPath = env["BENCH_DB"] ?? "/tmp/vinyard-bench-export-\(rows).db"
+let vinIndex = env["BENCH_VIN_INDEX"] == "1"
+let dbPath = env["BENCH_DB"] ?? "/tmp/vinyard-bench-export-\(rows)\(vinIndex ? "-indexed" : "").db"
 let outDir = FileManager.default.temporaryDirectory.appendingPathComponent("bench-export-\(getpid())")
 try FileManager.default.createDirectory(at: outDir, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: outDir) }
@@ -69,6 +72,7 @@ func buildDatabase() throws {
           FROM n);
         COMMIT;
         """)
+    if vinIndex { try store.connection.execute("CREATE INDEX vehicles_vin ON vehicles(vin)") }
     let count = try store.connection.scalarInt("SELECT count(*) FROM vehicles") ?? 0
     print("built \(dbPath): \(count) rows in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
 }
