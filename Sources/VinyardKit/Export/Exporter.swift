@@ -110,11 +110,12 @@ public struct Exporter {
 }
 
 extension VinyardStore {
-    /// Read-side tuning for large scans: memory-mapped reads and a bounded 64 MB page cache (sorts
+    /// Read-side tuning for large scans: memory-mapped reads (first 256 MB, file-backed pages the
+    /// kernel can reclaim) and a bounded 64 MB page cache (sorts
     /// spill to temporary files past it, so memory stays bounded). No sorter helper threads: on a
     /// busy two-core machine they cost more CPU than they save.
     func tuneForReading() {
-        try? connection.execute("PRAGMA mmap_size=1073741824; PRAGMA cache_size=-65536")
+        try? connection.execute("PRAGMA mmap_size=268435456; PRAGMA cache_size=-65536")
     }
 }
 
