@@ -19,6 +19,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bench-mapper",
+            name: "bench-export",
             dependencies: [.product(name: "VinyardKit", package: "Vinyard")]
         ),
         .executableTarget(

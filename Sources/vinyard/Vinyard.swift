@@ -14,6 +14,8 @@ struct Vinyard: ParsableCommand {
         subcommands: [
             Convert.self,
             Decode.self,
+            Emissions.self,
+            Export.self,
             Generate.self,
             Import.self,
             Validate.self,

@@ -1,0 +1,274 @@
+import Foundation
+
+/// Output formats of the emissions report.
+public enum EmissionsFormat: String, Sendable, Hashable, CaseIterable {
+    /// An aligned table ending with the fleet total and the vehicles left out.
+    case text
+    case csv, json, jsonl
+}
+
+/// What an emissions run computed.
+public struct EmissionsSummary: Sendable, Hashable {
+    /// Vehicles with an emission estimate (rows written).
+    public var vehicles: Int
+    /// The sum of the rows' emissions (exact decimal).
+    public var total: Decimal
+    /// Vehicles matching the filters without a usable odometer reading (missing, negative or not
+    /// a number): not estimated, not written as rows.
+    public var withoutOdometer: Int
+    /// The keys (VIN, or `source:id` for vehicles without one) of the first of those, by key.
+    public var withoutOdometerKeys: [String]
+
+    /// How many keys of vehicles without odometer are listed at most.
+    public static let listedKeys = 20
+
+    /// The lines the command prints about vehicles without odometer (empty when there are none).
+    public var withoutOdometerLines: [String] {
+        guard withoutOdometer > 0 else { return [] }
+        var lines = ["\(withoutOdometer) vehicle\(withoutOdometer == 1 ? "" : "s") without a usable odometer_km reading (not estimated):"]
+        lines += withoutOdometerKeys.map { "  " + $0 }
+        if withoutOdometer > withoutOdometerKeys.count {
+            lines.append("  … and \(withoutOdometer - withoutOdometerKeys.count) more")
+        }
+        return lines
+    }
+}
+
+/// Per-vehicle estimated carbon from `odometer_km` (see ``EmissionTiers``), over the vehicles a
+/// query selects. Default columns: `vin, make, model, odometer_km, emissions`. `--columns` may
+/// name any vehicle column (`key` for `_key`, useful for vehicles keyed without a VIN) plus
+/// `emissions`; `--sort emissions` sorts by odometer (the same order, since rates are never
+/// negative). Vehicles without a usable odometer are counted and listed, not silently dropped.
+public struct EmissionsCalculator {
+    public let store: VinyardStore
+    public var tiers: EmissionTiers
+
+    /// The contract's columns.
+    public static let defaultColumns = ["vin", "make", "model", "odometer_km", "emissions"]
+
+    public init(store: VinyardStore, tiers: EmissionTiers = .standard) {
+        self.store = store
+        self.tiers = tiers
+        store.tuneForReading()
+    }
+
+    /// Writes the report for the vehicles `query` selects (its `table` must be a vehicles table
+    /// with `odometer_km`), then closes the sink.
+    /// - Throws: `.usage` for unknown fields, a filter on `emissions`, or a table without
+    ///   `odometer_km`; `.store`/`.io` on failures.
+    @discardableResult
+    public func run(_ query: ExportQuery, format: EmissionsFormat, to sink: any ByteSink) throws -> EmissionsSummary {
+        if let limit = query.limit, limit < 0 { throw VinyardError(.usage, "--limit must be 0 or more") }
+        let table = try ExportTable(store: store, table: query.table)
+        guard let odometer = try? table.column(named: "odometer_km", option: "emissions"), odometer.kind.isNumeric else {
+            throw VinyardError(.usage, "table \(table.name) has no numeric odometer_km column to estimate emissions from")
+        }
+        if let c = query.conditions.first(where: { Schema.fold($0.field) == "emissions" }) {
+            throw VinyardError(
+                .usage, "--where \(c.field): emissions can be sorted on but not filtered; filter on odometer_km instead")
+        }
+        // Output columns: nil is the computed emissions column.
+        var output: [ExportTable.Column?] = []
+        for name in query.columns ?? Self.defaultColumns {
+            if Schema.fold(name) == "emissions" {
+                guard !output.contains(where: { $0 == nil }) else {
+                    throw VinyardError(.usage, "--columns: emissions appears twice")
+                }
+                output.append(nil)
+            } else {
+                let column = try table.column(named: name, option: "--columns")
+                guard !output.contains(column) else { throw VinyardError(.usage, "--columns: '\(name)' names \(column.name) twice") }
+                output.append(column)
+            }
+        }
+        let sort = query.sort.map { key in
+            Schema.fold(key.field) == "emissions" ? SortKey(field: odometer.name, descending: key.descending) : key
+        }
+        let o = quoteIdentifier(odometer.name)
+        let usable = "typeof(\(o)) IN ('integer','real') AND \(o) >= 0"
+        let select = output.compactMap { $0 } + [odometer, try table.column(named: table.keyColumn, option: "key")]
+        let compiled = try table.compile(
+            select: select, conditions: query.conditions, extraTerms: [usable], sort: sort, limit: query.limit)
+
+        var summary = try missing(table: table, conditions: query.conditions, usable: usable)
+        let statement = try store.prepareQuery(compiled.sql, arguments: compiled.arguments)
+        var writer = EmissionsWriter(sink: sink, format: format, columns: output, tiers: tiers)
+        let odometerIndex = select.count - 2
+        let keyIndex = select.count - 1
+        var total = Decimal(0)
+        var rows = 0
+        do {
+            writer.begin()
+            var cells: [EmissionsWriter.Cell] = []
+            while try statement.step() {
+                let emissions = tiers.emissions(km: statement.double(odometerIndex))
+                total += emissions
+                cells.removeAll(keepingCapacity: true)
+                var i = 0
+                for column in output {
+                    guard let column else {
+                        cells.append(.number("\(emissions)"))
+                        continue
+                    }
+                    cells.append(EmissionsWriter.Cell(statement.value(i), kind: column.kind))
+                    i += 1
+                }
+                try writer.write(cells, key: statement.text(keyIndex) ?? "")
+                rows += 1
+            }
+            summary.vehicles = rows
+            summary.total = total
+            try writer.finish(summary)
+        } catch let error as StoreError {
+            try? sink.close()
+            throw VinyardError(.store, "reading \(table.name) from \(store.path) failed", cause: error)
+        }
+        return summary
+    }
+
+    private func missing(table: ExportTable, conditions: [Condition], usable: String) throws -> EmissionsSummary {
+        let (terms, arguments) = try table.whereTerms(conditions)
+        let whereSQL = (terms + ["NOT (\(usable))"]).joined(separator: " AND ")
+        let key = quoteIdentifier(table.keyColumn)
+        var summary = EmissionsSummary(vehicles: 0, total: 0, withoutOdometer: 0, withoutOdometerKeys: [])
+        do {
+            let count = try store.prepareQuery(
+                "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(whereSQL)", arguments: arguments)
+            if try count.step() { summary.withoutOdometer = Int(count.int64(0)) }
+            guard summary.withoutOdometer > 0 else { return summary }
+            let list = try store.prepareQuery(
+                "SELECT \(key) FROM \(quoteIdentifier(table.name)) WHERE \(whereSQL) ORDER BY \(key) LIMIT \(EmissionsSummary.listedKeys)",
+                arguments: arguments)
+            while try list.step() { summary.withoutOdometerKeys.append(list.text(0) ?? "") }
+        } catch let error as StoreError {
+            throw VinyardError(.store, "reading \(table.name) from \(store.path) failed", cause: error)
+        }
+        return summary
+    }
+}
+
+/// Writes emission rows as a text table, CSV, JSON or JSON Lines.
+struct EmissionsWriter {
+    enum Cell {
+        case null, text(String), number(String), bool(Bool)
+
+        init(_ value: FieldValue?, kind: ExportTable.Kind) {
+            switch value {
+            case nil: self = .null
+            case .text(let s)?: self = .text(s)
+            case .integer(let i)? where kind == .boolean: self = .bool(i != 0)
+            case .integer(let i)?: self = .number(String(i))
+            case .real(let d)?: self = d.isFinite ? .number(FieldValue.format(d)) : .null
+            case .bool(let b)?: self = .bool(b)
+            }
+        }
+
+        var text: String {
+            switch self {
+            case .null: ""
+            case .text(let s), .number(let s): s
+            case .bool(let b): b ? "true" : "false"
+            }
+        }
+    }
+
+    private var out: OutputBuffer
+    private let format: EmissionsFormat
+    private let names: [String]
+    private let numeric: [Bool]
+    private let widths: [Int]
+    private let tiers: EmissionTiers
+    private var rows = 0
+
+    init(sink: any ByteSink, format: EmissionsFormat, columns: [ExportTable.Column?], tiers: EmissionTiers) {
+        out = OutputBuffer(sink: sink)
+        self.format = format
+        self.tiers = tiers
+        names = columns.map { $0?.name ?? "emissions" }
+        numeric = columns.map { $0?.kind.isNumeric ?? true }
+        widths = zip(names, numeric).map { name, numeric in
+            max(name.count, name == "vin" ? 17 : numeric ? 12 : 16)
+        }
+    }
+
+    mutating func begin() {
+        switch format {
+        case .text:
+            out.append("Estimated emissions (tiers \(tiers): units per km by odometer band)\n\n")
+            appendTextLine(names)
+        case .csv:
+            out.append(names.joined(separator: ",") + "\n")
+        case .json:
+            out.append("[" as StaticString)
+        case .jsonl:
+            break
+        }
+    }
+
+    mutating func write(_ cells: [Cell], key: String) throws {
+        switch format {
+        case .text:
+            var texts = cells.map(\.text)
+            // A vehicle keyed without a VIN shows its key in brackets in the vin column.
+            if let v = names.firstIndex(of: "vin"), case .null = cells[v] { texts[v] = "[\(key)]" }
+            appendTextLine(texts)
+        case .csv:
+            for (i, cell) in cells.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                var text = cell.text
+                let isText: Bool
+                if case .text = cell { isText = true } else { isText = false }
+                text.withUTF8 {
+                    out.appendCSVCell(bytes: UnsafeRawBufferPointer($0), delimiter: UInt8(ascii: ","), guardFormula: isText)
+                }
+            }
+            out.append(0x0A)
+        case .json, .jsonl:
+            if format == .json { out.append(rows == 0 ? "\n" as StaticString : ",\n") }
+            out.append(UInt8(ascii: "{"))
+            for (i, cell) in cells.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                out.appendJSONString(names[i])
+                out.append(UInt8(ascii: ":"))
+                switch cell {
+                case .null: out.append("null" as StaticString)
+                case .text(let s): out.appendJSONString(s)
+                case .number(let s): out.append(s)
+                case .bool(let b): out.append(b ? "true" as StaticString : "false")
+                }
+            }
+            out.append(UInt8(ascii: "}"))
+            if format == .jsonl { out.append(0x0A) }
+        }
+        rows += 1
+        try out.flushIfNeeded()
+    }
+
+    mutating func finish(_ summary: EmissionsSummary) throws {
+        switch format {
+        case .text:
+            out.append("\nVehicles: \(summary.vehicles)\nFleet total: \(summary.total) units\n")
+            if summary.withoutOdometer > 0 {
+                out.append("\n" + summary.withoutOdometerLines.joined(separator: "\n") + "\n")
+            }
+        case .csv, .jsonl: break
+        case .json: out.append(rows > 0 ? "\n]\n" as StaticString : "]\n")
+        }
+        try out.flush()
+        try out.sink.close()
+    }
+
+    private mutating func appendTextLine(_ cells: [String]) {
+        var line = ""
+        for (i, cell) in cells.enumerated() {
+            var text = cell
+            let width = widths[i]
+            if !numeric[i], names[i] != "vin", text.count > width { text = String(text.prefix(width - 1)) + "…" }
+            let pad = String(repeating: " ", count: max(0, width - text.count))
+            if i > 0 { line += "  " }
+            line += numeric[i] ? pad + text : text + pad
+        }
+        while line.last == " " { line.removeLast() }
+        out.append(line + "\n")
+    }
+}

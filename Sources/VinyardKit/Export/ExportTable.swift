@@ -1,0 +1,120 @@
+/// A table as the exporter sees it: its columns with their kinds, the schema's aliases, its key
+/// column, and which columns are exported by default. Every identifier that reaches SQL comes
+/// from here (names read from the database itself), never from user text.
+public struct ExportTable: Sendable, Hashable {
+    /// How a column's values are compared, written and typed in JSON.
+    public enum Kind: Sendable, Hashable {
+        case text, integer, real, boolean
+
+        /// True for integer, real and boolean columns (numeric comparison, no CSV formula guard).
+        public var isNumeric: Bool { self != .text }
+    }
+
+    public struct Column: Sendable, Hashable {
+        public var name: String
+        public var kind: Kind
+        /// Schema aliases of this column (empty for bookkeeping columns and non-schema tables).
+        public var aliases: [String]
+        /// False for bookkeeping columns (`_key`, `_source`, …), which are left out of the default
+        /// column list but can still be named in `--columns`, `--where` and `--sort`.
+        public var isDefault: Bool
+    }
+
+    /// The tables `export` reads besides the schema tables.
+    public static let auxiliaryTables = ["rejects", "findings", "duplicates", "import_runs"]
+
+    public var name: String
+    public var columns: [Column]
+    /// The column the default sort uses and the final tie-breaker of every sort: `_key` for schema
+    /// tables (unique and indexed), `id` for the others.
+    public var keyColumn: String
+    /// The schema, for schema tables.
+    public var schema: Schema?
+
+    /// Describes `table` in `store`.
+    /// - Throws: `.usage` when the table does not exist or is not exportable (the message lists
+    ///   the tables that are).
+    public init(store: VinyardStore, table: String) throws {
+        let schemaTables = try store.schemaTableNames()
+        let exportable = schemaTables + Self.auxiliaryTables
+        guard let resolved = exportable.first(where: { $0.lowercased() == table.lowercased() }) else {
+            throw VinyardError(
+                .usage, "no table '\(table)' to export; choose one of: \(exportable.joined(separator: ", "))")
+        }
+        let declared = try Self.declaredColumns(store: store, table: resolved)
+        guard !declared.isEmpty else {
+            let hint = store.isInitialized ? "nothing has been imported into it yet" : "the database is empty"
+            throw VinyardError(.usage, "table '\(resolved)' does not exist in \(store.path): \(hint)")
+        }
+        name = resolved
+        schema = schemaTables.contains(resolved) ? try store.storedSchema(named: resolved) : nil
+        var columns: [Column] = []
+        for (columnName, type) in declared {
+            let field = schema?.fields.first { $0.name.lowercased() == columnName.lowercased() }
+            let kind: Kind
+            switch field?.type {
+            case .boolean?: kind = .boolean
+            case .integer?: kind = .integer
+            case .number?: kind = .real
+            case .some: kind = .text
+            case nil: kind = Self.kind(declaredType: type)
+            }
+            let bookkeeping = schema != nil && columnName.hasPrefix("_")
+            columns.append(Column(name: columnName, kind: kind, aliases: field?.aliases ?? [], isDefault: !bookkeeping))
+        }
+        self.columns = columns
+        keyColumn = schema != nil ? "_key" : (columns.contains { $0.name == "id" } ? "id" : "rowid")
+    }
+
+    private static func declaredColumns(store: VinyardStore, table: String) throws -> [(String, String)] {
+        let statement = try store.prepareQuery(
+            "SELECT name, type FROM pragma_table_info(?1) ORDER BY cid", arguments: [.text(table)])
+        var list: [(String, String)] = []
+        do {
+            while try statement.step() { list.append((statement.text(0) ?? "", statement.text(1) ?? "")) }
+        } catch {
+            throw VinyardError(.store, "cannot read the columns of \(table) in \(store.path)", cause: error)
+        }
+        return list
+    }
+
+    /// SQLite's affinity rules, reduced to our kinds.
+    static func kind(declaredType: String) -> Kind {
+        let t = declaredType.uppercased()
+        if t.contains("INT") { return .integer }
+        if t.contains("CHAR") || t.contains("CLOB") || t.contains("TEXT") { return .text }
+        if t.contains("REAL") || t.contains("FLOA") || t.contains("DOUB") { return .real }
+        return .text
+    }
+
+    /// The columns exported when `--columns` is not given.
+    public var defaultColumns: [Column] { columns.filter(\.isDefault) }
+
+    /// Resolves a user-written name: an exact column name (case-insensitive) first, then a schema
+    /// field name or alias compared after ``Schema/fold(_:)`` (`year` → `model_year`,
+    /// `Car Type` → `body_class`), then `key` for `_key`.
+    /// - Throws: `.usage` naming the field and listing the valid ones.
+    public func column(named name: String, option: String) throws -> Column {
+        if let c = columns.first(where: { $0.name.lowercased() == name.lowercased() }) { return c }
+        let folded = Schema.fold(name)
+        if !folded.isEmpty {
+            if let c = columns.first(where: { $0.isDefault && Schema.fold($0.name) == folded }) { return c }
+            if let c = columns.first(where: { $0.aliases.contains { Schema.fold($0) == folded } }) { return c }
+        }
+        if schema != nil, name.lowercased() == "key", let c = columns.first(where: { $0.name == "_key" }) { return c }
+        throw VinyardError(.usage, "\(option): unknown field '\(name)' in \(self.name); valid fields: \(validNames)")
+    }
+
+    /// The names a user may write, for error messages: columns with their aliases in brackets.
+    public var validNames: String {
+        columns.map { c in c.aliases.isEmpty ? c.name : "\(c.name) [\(c.aliases.joined(separator: ", "))]" }
+            .joined(separator: ", ")
+    }
+
+    /// The first column whose name or alias folds to one of `names` (for latitude/longitude).
+    func findColumn(_ names: [String]) -> Column? {
+        let wanted = Set(names.map(Schema.fold))
+        return columns.first { wanted.contains(Schema.fold($0.name)) }
+            ?? columns.first { $0.aliases.contains { wanted.contains(Schema.fold($0)) } }
+    }
+}

@@ -1,0 +1,100 @@
+/// Byte-level cell writers for exports: values go from SQLite's column buffers straight into the
+/// output, without a `String` per cell.
+extension OutputBuffer {
+    @inline(__always) mutating func append(bytes: UnsafeRawBufferPointer) {
+        bytes.withMemoryRebound(to: UInt8.self) { self.bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends a decimal integer.
+    mutating func append(integer value: Int64) {
+        if value >= 0, value < 10 {
+            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
+            return
+        }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes, enough for 20 digits and a sign
+        withUnsafeMutableBytes(of: &digits) { raw in
+            var magnitude = value.magnitude
+            var i = raw.count
+            repeat {
+                i -= 1
+                raw[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                i -= 1
+                raw[i] = UInt8(ascii: "-")
+            }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[i...]))
+        }
+    }
+
+    /// Appends a double as ``FieldValue/format(_:)`` writes it (whole numbers without `.0`).
+    mutating func append(real d: Double) {
+        if d == d.rounded(.towardZero), abs(d) < 1e15 {
+            append(integer: Int64(d))
+        } else {
+            append(d.description)
+        }
+    }
+
+    /// Appends one CSV cell from UTF-8 bytes: quoted when it holds the delimiter, a quote, CR or
+    /// LF (or starts or ends with a space), quotes doubled; with `guardFormula`, a cell starting
+    /// with `=`, `+`, `-`, `@`, tab or CR gets a leading `'` (inside the quotes when quoted).
+    mutating func appendCSVCell(bytes cell: UnsafeRawBufferPointer, delimiter: UInt8, guardFormula: Bool) {
+        guard let first = cell.first else { return }
+        let guarded =
+            guardFormula
+            && (first == UInt8(ascii: "=") || first == UInt8(ascii: "+") || first == UInt8(ascii: "-")
+                || first == UInt8(ascii: "@") || first == 0x09 || first == 0x0D)
+        var needsQuotes = first == 0x20 || cell[cell.count - 1] == 0x20
+        if !needsQuotes {
+            for b in cell where b == delimiter || b == UInt8(ascii: "\"") || b == 0x0A || b == 0x0D {
+                needsQuotes = true
+                break
+            }
+        }
+        if !needsQuotes {
+            if guarded { bytes.append(UInt8(ascii: "'")) }
+            append(bytes: cell)
+            return
+        }
+        bytes.append(UInt8(ascii: "\""))
+        if guarded { bytes.append(UInt8(ascii: "'")) }
+        var runStart = 0
+        for i in 0..<cell.count where cell[i] == UInt8(ascii: "\"") {
+            append(bytes: UnsafeRawBufferPointer(rebasing: cell[runStart...i]))
+            bytes.append(UInt8(ascii: "\""))
+            runStart = i + 1
+        }
+        append(bytes: UnsafeRawBufferPointer(rebasing: cell[runStart...]))
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends UTF-8 bytes as a JSON string literal (see ``appendJSONString(_:)``).
+    mutating func appendJSONString(bytes u: UnsafeRawBufferPointer) {
+        bytes.append(UInt8(ascii: "\""))
+        var runStart = 0
+        for i in 0..<u.count {
+            let c = u[i]
+            if c >= 0x20 && c != UInt8(ascii: "\"") && c != UInt8(ascii: "\\") { continue }
+            append(bytes: UnsafeRawBufferPointer(rebasing: u[runStart..<i]))
+            runStart = i + 1
+            switch c {
+            case UInt8(ascii: "\""): append("\\\"" as StaticString)
+            case UInt8(ascii: "\\"): append("\\\\" as StaticString)
+            case 0x0A: append("\\n" as StaticString)
+            case 0x0D: append("\\r" as StaticString)
+            case 0x09: append("\\t" as StaticString)
+            case 0x08: append("\\b" as StaticString)
+            case 0x0C: append("\\f" as StaticString)
+            default:
+                let hex: StaticString = "0123456789abcdef"
+                append("\\u00" as StaticString)
+                bytes.append(hex.utf8Start[Int(c >> 4)])
+                bytes.append(hex.utf8Start[Int(c & 0xF)])
+            }
+        }
+        append(bytes: UnsafeRawBufferPointer(rebasing: u[runStart..<u.count]))
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

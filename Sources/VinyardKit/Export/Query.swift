@@ -1,0 +1,182 @@
+/// One `--where` condition: `FIELD OP VALUE`, parsed from a single argument (spaces optional).
+///
+/// Operators: `=`, `!=`, `<`, `<=`, `>`, `>=`, `~` (case-insensitive contains) and the word `in`
+/// (comma-separated values). A value may be wrapped in one pair of matching `'` or `"` quotes
+/// (`make='Land Rover'`); the quotes are removed, nothing else is interpreted. The value only
+/// ever reaches SQLite as a bound parameter.
+public struct Condition: Sendable, Hashable {
+    public enum Operator: String, Sendable, Hashable, CaseIterable {
+        case equal = "="
+        case notEqual = "!="
+        case less = "<"
+        case lessOrEqual = "<="
+        case greater = ">"
+        case greaterOrEqual = ">="
+        case contains = "~"
+        case `in` = "in"
+    }
+
+    /// The field as written (a column name or schema alias), resolved later against a table.
+    public var field: String
+    public var op: Operator
+    /// One value, or several for `in`.
+    public var values: [String]
+
+    public init(field: String, op: Operator, values: [String]) {
+        self.field = field
+        self.op = op
+        self.values = values
+    }
+
+    /// The most values one `in` condition accepts.
+    public static let maxInValues = 1000
+
+    /// Parses `FIELD OP VALUE`: the first operator character (`=`, `!`, `<`, `>`, `~`) or the
+    /// word ` in ` (whichever comes first) splits field from value; at that position the longest
+    /// operator wins (`<=` before `<`, `!=` before `=`).
+    /// - Throws: ``VinyardError`` `.usage` for a missing field, operator or value.
+    public static func parse(_ text: String) throws -> Condition {
+        let bytes = Array(text.utf8)
+        func usage(_ why: String) -> VinyardError {
+            VinyardError(
+                .usage,
+                "--where '\(text)': \(why); expected FIELD OP VALUE with OP one of = != < <= > >= ~ in "
+                    + "(e.g. --where make=BMW --where 'year>=2015' --where 'status in active,maintenance')")
+        }
+        let symbols: Set<UInt8> = [UInt8(ascii: "="), UInt8(ascii: "!"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "~")]
+        let symbolAt = bytes.firstIndex(where: symbols.contains)
+        let wordAt = inWordPosition(bytes, before: symbolAt ?? bytes.count)
+
+        let op: Operator
+        let fieldEnd: Int
+        let valueStart: Int
+        if let w = wordAt {
+            op = .in
+            fieldEnd = w.start
+            valueStart = w.end
+        } else if let s = symbolAt {
+            let next: UInt8? = s + 1 < bytes.count ? bytes[s + 1] : nil
+            switch (bytes[s], next) {
+            case (UInt8(ascii: "!"), UInt8(ascii: "=")): op = .notEqual
+            case (UInt8(ascii: "<"), UInt8(ascii: "=")): op = .lessOrEqual
+            case (UInt8(ascii: ">"), UInt8(ascii: "=")): op = .greaterOrEqual
+            case (UInt8(ascii: "<"), UInt8(ascii: ">")): op = .notEqual
+            case (UInt8(ascii: "="), _): op = .equal
+            case (UInt8(ascii: "<"), _): op = .less
+            case (UInt8(ascii: ">"), _): op = .greater
+            case (UInt8(ascii: "~"), _): op = .contains
+            default: throw usage("'!' must be followed by '='")
+            }
+            fieldEnd = s
+            valueStart = s + (op == .notEqual || op == .lessOrEqual || op == .greaterOrEqual ? 2 : 1)
+        } else {
+            throw usage("no operator")
+        }
+        let field = trimmed(String(decoding: bytes[..<fieldEnd], as: UTF8.self))
+        guard !field.isEmpty else { throw usage("the field name is missing") }
+        let rawValue = trimmed(String(decoding: bytes[valueStart...], as: UTF8.self))
+        var values: [String]
+        if op == .in {
+            values = rawValue.split(separator: ",", omittingEmptySubsequences: false).map { unquoted(trimmed(String($0))) }
+            if values.allSatisfy(\.isEmpty) { throw usage("'in' needs at least one value") }
+            if values.count > maxInValues { throw usage("'in' takes at most \(maxInValues) values") }
+        } else {
+            values = [unquoted(rawValue)]
+            if values[0].isEmpty, op != .equal, op != .notEqual {
+                throw usage("the value is missing")
+            }
+        }
+        return Condition(field: field, op: op, values: values)
+    }
+
+    /// The byte range of the first ` in ` (case-insensitive, whitespace on both sides) that starts
+    /// before `limit`.
+    private static func inWordPosition(_ bytes: [UInt8], before limit: Int) -> (start: Int, end: Int)? {
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+        var i = 1
+        while i + 2 < bytes.count, i < limit {
+            if isSpace(bytes[i - 1]), bytes[i] | 0x20 == UInt8(ascii: "i"), bytes[i + 1] | 0x20 == UInt8(ascii: "n"),
+                isSpace(bytes[i + 2])
+            {
+                var start = i - 1
+                while start > 0, isSpace(bytes[start - 1]) { start -= 1 }
+                return (start, i + 2)
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    static func trimmed(_ s: String) -> String {
+        var sub = Substring(s)
+        while let f = sub.first, f == " " || f == "\t" { sub.removeFirst() }
+        while let l = sub.last, l == " " || l == "\t" { sub.removeLast() }
+        return String(sub)
+    }
+
+    /// Removes one pair of matching surrounding quotes.
+    static func unquoted(_ s: String) -> String {
+        guard s.count >= 2, let f = s.first, f == "'" || f == "\"", s.last == f else { return s }
+        return String(s.dropFirst().dropLast())
+    }
+}
+
+/// One `--sort` key: `FIELD` or `FIELD:desc` (`:asc` is accepted too).
+public struct SortKey: Sendable, Hashable {
+    public var field: String
+    public var descending: Bool
+
+    public init(field: String, descending: Bool = false) {
+        self.field = field
+        self.descending = descending
+    }
+
+    /// Parses `FIELD[:asc|:desc]`. A suffix other than `asc`/`desc` stays part of the field name
+    /// (and then fails to resolve).
+    public static func parse(_ text: String) throws -> SortKey {
+        var field = Condition.trimmed(text)
+        var descending = false
+        if let colon = field.lastIndex(of: ":") {
+            let suffix = field[field.index(after: colon)...].lowercased()
+            if suffix == "desc" || suffix == "asc" {
+                descending = suffix == "desc"
+                field = Condition.trimmed(String(field[..<colon]))
+            }
+        }
+        guard !field.isEmpty else {
+            throw VinyardError(.usage, "--sort '\(text)': the field name is missing; expected FIELD or FIELD:desc")
+        }
+        return SortKey(field: field, descending: descending)
+    }
+}
+
+/// What to read from one table: filters, order, columns and a row limit.
+public struct ExportQuery: Sendable, Hashable {
+    /// The table: a schema table (`vehicles`, `locations`) or `rejects`, `findings`, `duplicates`,
+    /// `import_runs`.
+    public var table: String
+    /// ANDed conditions.
+    public var conditions: [Condition]
+    /// Sort keys; the table's key is always appended as the final tie-breaker.
+    public var sort: [SortKey]
+    /// Column names or aliases; nil for the table's default columns.
+    public var columns: [String]?
+    /// At most this many rows; nil for all.
+    public var limit: Int?
+
+    public init(
+        table: String = "vehicles", conditions: [Condition] = [], sort: [SortKey] = [], columns: [String]? = nil,
+        limit: Int? = nil
+    ) {
+        self.table = table
+        self.conditions = conditions
+        self.sort = sort
+        self.columns = columns
+        self.limit = limit
+    }
+
+    /// Splits a `--columns a,b,c` argument into names (empty names dropped).
+    public static func columnList(_ text: String) -> [String] {
+        text.split(separator: ",").map { Condition.trimmed(String($0)) }.filter { !$0.isEmpty }
+    }
+}

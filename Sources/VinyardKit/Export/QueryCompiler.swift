@@ -1,0 +1,131 @@
+/// A query turned into SQL: identifiers come only from ``ExportTable`` (names read from the
+/// database, quoted); every user value is a bound parameter.
+struct CompiledQuery {
+    var sql: String
+    var arguments: [FieldValue?]
+}
+
+extension ExportTable {
+    /// The `WHERE` terms and arguments for `conditions`.
+    func whereTerms(_ conditions: [Condition]) throws -> (terms: [String], arguments: [FieldValue?]) {
+        var terms: [String] = []
+        var arguments: [FieldValue?] = []
+        for condition in conditions {
+            let column = try self.column(named: condition.field, option: "--where")
+            let c = quoteIdentifier(column.name)
+            func bound(_ value: String) throws -> String {
+                arguments.append(try Self.argument(value, for: column, condition: condition))
+                return "?\(arguments.count)"
+            }
+            let value = condition.values.first ?? ""
+            switch condition.op {
+            case .equal where value.isEmpty:
+                terms.append("(\(c) IS NULL OR \(c) = '')")
+            case .notEqual where value.isEmpty:
+                terms.append("(\(c) IS NOT NULL AND \(c) <> '')")
+            case .equal:
+                terms.append("\(c) = \(try bound(value))")
+            case .notEqual:
+                terms.append("\(c) IS NOT \(try bound(value))")
+            case .less, .lessOrEqual, .greater, .greaterOrEqual:
+                let term = "\(c) \(condition.op.rawValue) \(try bound(value))"
+                // Text is greater than every number in SQLite: keep stray text out of numeric ranges.
+                terms.append(column.kind.isNumeric ? "(typeof(\(c)) IN ('integer','real') AND \(term))" : term)
+            case .contains:
+                arguments.append(.text(value))
+                terms.append("instr(lower(\(c)), lower(?\(arguments.count))) > 0")
+            case .in:
+                let values = condition.values.filter { !$0.isEmpty }
+                let placeholders = try values.map(bound).joined(separator: ", ")
+                terms.append("\(c) IN (\(placeholders))")
+            }
+        }
+        return (terms, arguments)
+    }
+
+    /// The bound value for a condition on `column`: a number for numeric columns (a usage error
+    /// when it is not one), 0/1 for booleans, text otherwise.
+    static func argument(_ value: String, for column: Column, condition: Condition) throws -> FieldValue {
+        func usage(_ why: String) -> VinyardError {
+            VinyardError(.usage, "--where \(condition.field) \(condition.op.rawValue) '\(value)': \(why)")
+        }
+        switch column.kind {
+        case .text:
+            return .text(value)
+        case .boolean:
+            switch value.lowercased() {
+            case "true", "yes", "1": return .integer(1)
+            case "false", "no", "0": return .integer(0)
+            default: throw usage("\(column.name) is a boolean field; use true or false")
+            }
+        case .integer, .real:
+            guard let number = Double(value), number.isFinite else {
+                throw usage("\(column.name) is a numeric field; the value must be a number")
+            }
+            if number == number.rounded(.towardZero), abs(number) < 9e15 { return .integer(Int64(number)) }
+            return .real(number)
+        }
+    }
+
+    /// The `ORDER BY` terms for `sort`, with the key as the final tie-breaker.
+    func orderTerms(_ sort: [SortKey]) throws -> [String] {
+        var terms: [String] = []
+        var seen = Set<String>()
+        for key in sort {
+            let column = try self.column(named: key.field, option: "--sort")
+            guard seen.insert(column.name).inserted else { continue }
+            terms.append(quoteIdentifier(column.name) + (key.descending ? " DESC" : ""))
+        }
+        if !seen.contains(keyColumn) { terms.append(quoteIdentifier(keyColumn)) }
+        return terms
+    }
+
+    /// The resolved `--columns` list (or the default columns); duplicates are a usage error.
+    func selectedColumns(_ names: [String]?) throws -> [Column] {
+        guard let names else { return defaultColumns }
+        guard !names.isEmpty else { throw VinyardError(.usage, "--columns: no column names given") }
+        var seen = Set<String>()
+        var list: [Column] = []
+        for name in names {
+            let column = try self.column(named: name, option: "--columns")
+            guard seen.insert(column.name).inserted else {
+                throw VinyardError(.usage, "--columns: '\(name)' names \(column.name) twice")
+            }
+            list.append(column)
+        }
+        return list
+    }
+
+    /// `SELECT columns FROM table WHERE … ORDER BY … LIMIT …`; `extraTerms` are trusted SQL built
+    /// from this table's own identifiers.
+    func compile(
+        select columns: [Column], conditions: [Condition], extraTerms: [String] = [], sort: [SortKey],
+        limit: Int?
+    ) throws -> CompiledQuery {
+        var (terms, arguments) = try whereTerms(conditions)
+        terms += extraTerms
+        var sql = "SELECT " + columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+        sql += " FROM " + quoteIdentifier(name)
+        if !terms.isEmpty { sql += " WHERE " + terms.joined(separator: " AND ") }
+        sql += " ORDER BY " + (try orderTerms(sort)).joined(separator: ", ")
+        if let limit {
+            arguments.append(.integer(Int64(limit)))
+            sql += " LIMIT ?\(arguments.count)"
+        }
+        return CompiledQuery(sql: sql, arguments: arguments)
+    }
+
+    /// `SELECT count(*) …` over the rows matching `conditions` and `extraTerms`.
+    func compileCount(conditions: [Condition], extraTerms: [String]) throws -> CompiledQuery {
+        let (conditionTerms, arguments) = try whereTerms(conditions)
+        let terms = conditionTerms + extraTerms
+        var sql = "SELECT count(*) FROM " + quoteIdentifier(name)
+        if !terms.isEmpty { sql += " WHERE " + terms.joined(separator: " AND ") }
+        return CompiledQuery(sql: sql, arguments: arguments)
+    }
+
+    /// True when column `c` holds a number: the SQL term for “has a usable coordinate/odometer”.
+    static func isNumberTerm(_ column: Column) -> String {
+        "typeof(\(quoteIdentifier(column.name))) IN ('integer','real')"
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import VinyardKit
+
+@Suite struct EmissionsTests {
+    private func run(
+        _ path: String, _ query: ExportQuery = ExportQuery(), tiers: EmissionTiers = .standard, format: EmissionsFormat = .csv
+    ) throws -> (text: String, summary: EmissionsSummary) {
+        let store = try VinyardStore(path: path, readOnly: true)
+        let sink = MemorySink()
+        let summary = try EmissionsCalculator(store: store, tiers: tiers).run(query, format: format, to: sink)
+        #expect(sink.closed)
+        return (sink.text, summary)
+    }
+
+    @Test func csvRowsAndTotals() throws {
+        let path = try makeExportDatabase()
+        let (text, summary) = try run(path)
+        #expect(
+            text == """
+                vin,make,model,odometer_km,emissions
+                1FTFW1E57KFA14352,Ford,F-150,5001,5001.5
+                1HGCV1F52MA000123,Honda,Accord,5000,5000
+                JM1GJ1W65E1143959,Mazda,6,150000,222500
+                KNAFU4A2XD5739551,Kia,Forte,80000,117500
+                WBA8E9G50GNT12345,BMW,3 Series,0,0
+                ZZZ00000000000001,BMW' OR 1=1 --,Trick,10,10
+                ,Volkswagen,Golf,12000.5,15500.75
+
+                """)
+        #expect(summary.vehicles == 7)
+        #expect(summary.total == Decimal(string: "365512.25"))
+        #expect(summary.withoutOdometer == 1)
+        #expect(summary.withoutOdometerKeys == ["WBAKS410X00C12345"])
+        // Cross-check the total against SQL arithmetic on the same rows.
+        let sqlTotal = try independentRows(
+            path,
+            "SELECT sum(min(odometer_km, 5000) + max(odometer_km - 5000, 0) * 1.5) FROM vehicles WHERE odometer_km IS NOT NULL"
+        ).first?.first
+        #expect(sqlTotal == .real(365512.25))
+    }
+
+    @Test func filtersSortsTiersAndJSON() throws {
+        let path = try makeExportDatabase()
+        let query = ExportQuery(
+            conditions: [try Condition.parse("status in active,maintenance")], sort: [SortKey(field: "emissions", descending: true)],
+            limit: 2)
+        let (text, summary) = try run(path, query, tiers: try EmissionTiers.parse("10000:1,*:2"), format: .json)
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]])
+        #expect(array.map { $0["vin"] as? String } == ["KNAFU4A2XD5739551", nil])
+        #expect((array[0]["emissions"] as? NSNumber)?.doubleValue == 150000)
+        #expect((array[1]["emissions"] as? NSNumber)?.doubleValue == 14001)
+        #expect(summary.total == 164001)
+        #expect(summary.withoutOdometer == 0)
+    }
+
+    @Test func textReportEndsWithTotalAndMissing() throws {
+        let path = try makeExportDatabase()
+        let (text, _) = try run(path, ExportQuery(conditions: [try Condition.parse("make~bmw")]), format: .text)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.contains("vin                make              model              odometer_km     emissions"))
+        #expect(lines.contains("WBA8E9G50GNT12345  BMW               3 Series                     0             0"))
+        #expect(text.contains("Vehicles: 2\nFleet total: 10 units\n"))
+        #expect(text.hasSuffix("1 vehicle without a usable odometer_km reading (not estimated):\n  WBAKS410X00C12345\n"))
+        let all = try run(path, format: .text).text
+        #expect(all.contains("\n[autoscout:42]     Volkswagen        Golf                   12000.5      15500.75\n\nVehicles: 7\nFleet total: 365512.25 units\n"))
+    }
+
+    @Test func keyColumnAndErrors() throws {
+        let path = try makeExportDatabase()
+        let (text, _) = try run(path, ExportQuery(conditions: [try Condition.parse("vin=")], columns: ["key", "emissions"]))
+        #expect(text == "_key,emissions\nautoscout:42,15500.75\n")
+        for query in [
+            ExportQuery(conditions: [Condition(field: "emissions", op: .greater, values: ["5"])]),
+            ExportQuery(columns: ["vin", "emissions", "emissions"]),
+            ExportQuery(columns: ["vin", "(select 1)"]),
+            ExportQuery(sort: [SortKey(field: "emissions; DROP TABLE vehicles")]),
+            ExportQuery(table: "locations"),
+        ] {
+            #expect(throws: VinyardError.self) { try run(path, query) }
+        }
+    }
+
+    @Test func manyMissingAreCountedAndListedBounded() throws {
+        var fleet: [TestVehicle] = []
+        for i in 0..<30 { fleet.append(TestVehicle(key: String(format: "VIN%05d", i), vin: String(format: "VIN%05d", i), make: "X")) }
+        fleet.append(TestVehicle(key: "VIN99999", vin: "VIN99999", make: "X", km: 6000))
+        let path = try makeExportDatabase(vehicles: fleet)
+        let (_, summary) = try run(path)
+        #expect(summary.withoutOdometer == 30)
+        #expect(summary.withoutOdometerKeys.count == EmissionsSummary.listedKeys)
+        #expect(summary.withoutOdometerLines.last == "  … and 10 more")
+        #expect(summary.total == 6500)
+    }
+}

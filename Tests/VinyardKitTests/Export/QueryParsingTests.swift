@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import VinyardKit
+
+@Suite struct QueryParsingTests {
+    @Test(arguments: [
+        ("make=BMW", "make", Condition.Operator.equal, ["BMW"]),
+        ("year>=2015", "year", .greaterOrEqual, ["2015"]),
+        ("  year >=  2015 ", "year", .greaterOrEqual, ["2015"]),
+        ("year<=2015", "year", .lessOrEqual, ["2015"]),
+        ("year<2015", "year", .less, ["2015"]),
+        ("year>2015", "year", .greater, ["2015"]),
+        ("make!=BMW", "make", .notEqual, ["BMW"]),
+        ("make<>BMW", "make", .notEqual, ["BMW"]),
+        ("notes~100%", "notes", .contains, ["100%"]),
+        ("status in active,maintenance", "status", .in, ["active", "maintenance"]),
+        ("status IN active, maintenance ", "status", .in, ["active", "maintenance"]),
+        ("model='Land Rover'", "model", .equal, ["Land Rover"]),
+        ("model=\"a=b\"", "model", .equal, ["a=b"]),
+        ("make=BMW' OR 1=1 --", "make", .equal, ["BMW' OR 1=1 --"]),
+        ("notes~ in stock", "notes", .contains, ["in stock"]),
+        ("make=", "make", .equal, [""]),
+        ("Model Year>=2015", "Model Year", .greaterOrEqual, ["2015"]),
+    ])
+    func parses(_ text: String, _ field: String, _ op: Condition.Operator, _ values: [String]) throws {
+        let c = try Condition.parse(text)
+        #expect(c.field == field)
+        #expect(c.op == op)
+        #expect(c.values == values)
+    }
+
+    @Test(arguments: ["make", "=BMW", "make!BMW", "year>=", "status in ", "  ", "status in ,,", "x<"])
+    func rejectsMalformed(_ text: String) {
+        #expect(throws: VinyardError.self) { try Condition.parse(text) }
+        do { _ = try Condition.parse(text) } catch let e as VinyardError { #expect(e.code == .usage) } catch {}
+    }
+
+    @Test func sortKeys() throws {
+        #expect(try SortKey.parse("vin") == SortKey(field: "vin"))
+        #expect(try SortKey.parse("odometer_km:desc") == SortKey(field: "odometer_km", descending: true))
+        #expect(try SortKey.parse("year:ASC") == SortKey(field: "year"))
+        #expect(try SortKey.parse("vin; DROP TABLE vehicles") == SortKey(field: "vin; DROP TABLE vehicles"))
+        #expect(throws: VinyardError.self) { try SortKey.parse(":desc") }
+    }
+
+    @Test func tiers() throws {
+        let standard = EmissionTiers.standard
+        #expect(standard.emissions(km: 0.0) == 0)
+        #expect(standard.emissions(km: 1.0) == 1)
+        #expect(standard.emissions(km: 4999.0) == 4999)
+        #expect(standard.emissions(km: 5000.0) == 5000)
+        #expect(standard.emissions(km: 5001.0) == Decimal(string: "5001.5"))
+        #expect(standard.emissions(km: 12000.5) == Decimal(string: "15500.75"))
+        #expect(standard.emissions(km: 5000.3) == Decimal(string: "5000.45"))
+        #expect(try EmissionTiers.parse("5000:1,*:1.5") == standard)
+        let custom = try EmissionTiers.parse(" 1000:0.5 , 20000:1 , *:2 ")
+        #expect(custom.emissions(km: 1000.0) == 500)
+        #expect(custom.emissions(km: 20000.0) == 19500)
+        #expect(custom.emissions(km: 20001.0) == 19502)
+        #expect(try EmissionTiers.parse("*:2").emissions(km: 7.0) == 14)
+        #expect(custom.description == "1000:0.5,20000:1,*:2")
+    }
+
+    @Test(arguments: ["", "5000:1", "5000:1,1000:2,*:3", "5000:1,5000:2,*:1", "*:1,5000:2", "abc:1,*:1", "5000:x,*:1",
+        "5000:-1,*:1", "0:1,*:1", "5000:1,*:nan", "1e3:1,*:1", "5000:1;*:1.5", "5000:1,*:1,*:2"])
+    func rejectsBadTiers(_ text: String) {
+        #expect(throws: VinyardError.self) { try EmissionTiers.parse(text) }
+    }
+}

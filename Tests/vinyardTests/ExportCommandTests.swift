@@ -1,0 +1,197 @@
+import Foundation
+import Testing
+import VinyardKit
+
+/// End-to-end tests of `vinyard export` and `vinyard emissions` through the built binary.
+@Suite struct ExportCommandTests {
+    private static let schema = Schema(
+        name: "vehicles",
+        fields: [
+            Field(name: "vin", type: .string), Field(name: "make", type: .string), Field(name: "model", type: .string),
+            Field(name: "model_year", type: .integer, aliases: ["year"]),
+            Field(name: "body_class", type: .string, aliases: ["car_type"]),
+            Field(name: "odometer_km", type: .number, aliases: ["odometer", "kilometrage"]),
+            Field(name: "status", type: .string), Field(name: "latitude", type: .number, aliases: ["lat"]),
+            Field(name: "longitude", type: .number, aliases: ["long", "lon", "lng"]),
+            Field(name: "notes", type: .string),
+        ],
+        primaryKey: ["vin"])
+
+    /// (key, vin, make, model, year, body, km, status, lat, lon, notes)
+    private static let rows: [(String, String?, String, String, Int64, String, Double?, String, Double?, Double?, String?)] = [
+        ("1HGCV1F52MA000123", "1HGCV1F52MA000123", "Honda", "Accord", 2021, "sedan", 5000, "active", 52.3547498, 4.8339215, "=1+1"),
+        ("1FTFW1E57KFA14352", "1FTFW1E57KFA14352", "Ford", "F-150", 2019, "pickup", 5001, "maintenance", 40.4380638, -3.7495758, nil),
+        ("WBA8E9G50GNT12345", "WBA8E9G50GNT12345", "BMW", "3 Series", 2016, "sedan", 0, "active", nil, nil, "50%_off"),
+        ("WBAKS410X00C12345", "WBAKS410X00C12345", "BMW", "X5", 2014, "suv", nil, "retired", nil, nil, "5000 off"),
+        ("autoscout:42", nil, "Volkswagen", "Golf", 2018, "hatchback", 12000.5, "active", 19.0823998, 72.8111468, "@home"),
+    ]
+
+    private func makeDatabase() throws -> (dir: URL, db: String) {
+        let dir = try makeTemporaryDirectory()
+        let db = dir.appendingPathComponent("fleet.db").path
+        let store = try VinyardStore(path: db)
+        let session = try store.beginImport()
+        for (i, r) in Self.rows.enumerated() {
+            let provenance = Provenance(input: "fleet.csv", line: i + 2)
+            let values: [FieldValue?] = [
+                r.1.map(FieldValue.text), .text(r.2), .text(r.3), .integer(r.4), .text(r.5), r.6.map(FieldValue.real), .text(r.7),
+                r.8.map(FieldValue.real), r.9.map(FieldValue.real), r.10.map(FieldValue.text),
+            ]
+            let record = CanonicalRecord(
+                values: values, key: r.0, provenance: provenance, findings: [],
+                raw: RawRecord(fields: [RawField("vin", r.1.map(RawValue.string) ?? .null)], provenance: provenance))
+            try session.write(record, schema: Self.schema, source: r.1 == nil ? "autoscout" : "fleet")
+        }
+        _ = try session.finish()
+        return (dir, db)
+    }
+
+    private func vehicleCount(_ db: String) throws -> Int64? {
+        let statement = try Connection(path: db, mode: .readOnly).prepare("SELECT count(*) FROM vehicles")
+        return try statement.step() ? statement.int64(0) : nil
+    }
+
+    @Test func csvToStdoutWithFiltersSortAndColumns() throws {
+        let (_, db) = try makeDatabase()
+        let r = try runVinyard([
+            "export", "--db", db, "--where", "car_type=sedan", "--where", "year >= 2016", "--sort", "odometer:desc",
+            "--columns", "vin,make,odometer,notes",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "vin,make,odometer_km,notes\n1HGCV1F52MA000123,Honda,5000,'=1+1\nWBA8E9G50GNT12345,BMW,0,50%_off\n")
+        let raw = try runVinyard(["export", "--db", db, "--where", "make=Honda", "--columns", "notes", "--raw-cells"])
+        #expect(raw.stdout == "notes\n=1+1\n")
+    }
+
+    @Test func operators() throws {
+        let (_, db) = try makeDatabase()
+        func keys(_ conditions: String...) throws -> [String] {
+            var args = ["export", "--db", db, "--columns", "key"]
+            for c in conditions { args += ["--where", c] }
+            let r = try runVinyard(args)
+            #expect(r.status == 0, "\(r.stderr)")
+            return Array(r.stdout.split(separator: "\n").dropFirst().map(String.init))
+        }
+        #expect(try keys("status in active,maintenance") == ["1FTFW1E57KFA14352", "1HGCV1F52MA000123", "WBA8E9G50GNT12345", "autoscout:42"])
+        #expect(try keys("notes~%_") == ["WBA8E9G50GNT12345"])
+        #expect(try keys("notes~%") == ["WBA8E9G50GNT12345"])
+        #expect(try keys("make!=BMW", "odometer<5001") == ["1HGCV1F52MA000123"])
+        #expect(try keys("odometer>4999.5") == ["1FTFW1E57KFA14352", "1HGCV1F52MA000123", "autoscout:42"])
+        #expect(try keys("make=BMW' OR 1=1 --").isEmpty)
+        #expect(try keys("make=BMW'; DROP TABLE vehicles; --").isEmpty)
+        #expect(try keys("vin=").elementsEqual(["autoscout:42"]))
+    }
+
+    @Test(arguments: [
+        ["--sort", "vin; DROP TABLE vehicles"],
+        ["--columns", "vin,(select 1)"],
+        ["--where", "vin; DROP TABLE vehicles = 1"],
+        ["--where", "colour=red"],
+        ["--where", "year>=twenty"],
+        ["--where", "make"],
+        ["--table", "vehicles; DROP TABLE vehicles"],
+        ["--format", "xml"],
+        ["--format", "geojson", "--table", "import_runs"],
+    ])
+    func usageErrorsExit64(_ extra: [String]) throws {
+        let (dir, db) = try makeDatabase()
+        let out = dir.appendingPathComponent("out.csv").path
+        let r = try runVinyard(["export", "--db", db, "-o", out] + extra)
+        #expect(r.status == 64, "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("error: "))
+        #expect(!FileManager.default.fileExists(atPath: out))
+        #expect(try vehicleCount(db) == 5)
+    }
+
+    @Test func unknownFieldListsValidFields() throws {
+        let (_, db) = try makeDatabase()
+        let r = try runVinyard(["export", "--db", db, "--sort", "colour"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("unknown field 'colour'"))
+        #expect(r.stderr.contains("body_class [car_type]"))
+    }
+
+    @Test func formatsFromExtensionAndGzip() throws {
+        let (dir, db) = try makeDatabase()
+        let json = dir.appendingPathComponent("v.json").path
+        #expect(try runVinyard(["export", "--db", db, "-o", json, "--limit", "2"]).status == 0)
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [[String: Any]])
+        #expect(array.count == 2)
+        #expect((array[0]["model_year"] as? NSNumber)?.intValue == 2019)
+
+        let gz = dir.appendingPathComponent("v.jsonl.gz").path
+        #expect(try runVinyard(["export", "--db", db, "-o", gz, "--columns", "key,make"]).status == 0)
+        let gunzip = Process()
+        gunzip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        gunzip.arguments = ["gzip", "-dc", gz]
+        let pipe = Pipe()
+        gunzip.standardOutput = pipe
+        try gunzip.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        gunzip.waitUntilExit()
+        #expect(gunzip.terminationStatus == 0)
+        #expect(text.hasPrefix("{\"_key\":\"1FTFW1E57KFA14352\",\"make\":\"Ford\"}\n"))
+        #expect(text.split(separator: "\n").count == 5)
+    }
+
+    @Test func geoJSONReportsSkippedRows() throws {
+        let (dir, db) = try makeDatabase()
+        let out = dir.appendingPathComponent("v.geojson").path
+        let r = try runVinyard(["export", "--db", db, "-o", out, "--columns", "vin"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr == "geojson: skipped 2 rows without both latitude and longitude\n")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [String: Any])
+        let features = try #require(object["features"] as? [[String: Any]])
+        #expect(features.count == 3)
+        #expect((features[0]["geometry"] as? [String: Any])?["coordinates"] as? [Double] == [-3.7495758, 40.4380638])
+    }
+
+    @Test func emissionsTextReport() throws {
+        let (_, db) = try makeDatabase()
+        let r = try runVinyard(["emissions", "--db", db])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("1FTFW1E57KFA14352  Ford              F-150                     5001        5001.5\n"))
+        #expect(r.stdout.contains("[autoscout:42]     Volkswagen        Golf                   12000.5      15500.75\n"))
+        #expect(r.stdout.contains("Vehicles: 4\nFleet total: 25502.25 units\n"))
+        #expect(r.stdout.hasSuffix("1 vehicle without a usable odometer_km reading (not estimated):\n  WBAKS410X00C12345\n"))
+    }
+
+    @Test func emissionsFilesReportMissingOnStderr() throws {
+        let (dir, db) = try makeDatabase()
+        let out = dir.appendingPathComponent("e.csv").path
+        let r = try runVinyard([
+            "emissions", "--db", db, "-o", out, "--tiers", "1000:0,*:2", "--where", "make in BMW,Ford", "--sort", "emissions:desc",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "vin,make,model,odometer_km,emissions\n1FTFW1E57KFA14352,Ford,F-150,5001,8002\nWBA8E9G50GNT12345,BMW,3 Series,0,0\n")
+        #expect(r.stderr.contains("1 vehicle without a usable odometer_km reading"))
+        #expect(r.stderr.contains("WBAKS410X00C12345"))
+
+        let json = try runVinyard(["emissions", "--db", db, "--format", "jsonl", "--where", "vin=", "--columns", "key,emissions"])
+        #expect(json.stdout == "{\"_key\":\"autoscout:42\",\"emissions\":15500.75}\n")
+    }
+
+    @Test(arguments: [["--tiers", "5000:1,1000:2,*:1"], ["--tiers", "5000:1"], ["--tiers", "x"], ["--where", "emissions>5"],
+        ["--sort", "vin; DROP TABLE vehicles"], ["--format", "xml"]])
+    func emissionsUsageErrors(_ extra: [String]) throws {
+        let (_, db) = try makeDatabase()
+        let r = try runVinyard(["emissions", "--db", db] + extra)
+        #expect(r.status == 64, "\(r.stderr)")
+        #expect(try vehicleCount(db) == 5)
+    }
+
+    @Test func helpHasExamples() throws {
+        let export = try runVinyard(["export", "--help"])
+        #expect(export.stdout.contains("vinyard export --db fleet.db --where make=BMW --where 'year>=2015'"))
+        #expect(export.stdout.contains("--raw-cells"))
+        let emissions = try runVinyard(["emissions", "--help"])
+        #expect(emissions.stdout.contains("--tiers 5000:1,*:1.5"))
+        #expect(emissions.stdout.contains("vinyard emissions --db fleet.db --where make=Toyota"))
+    }
+
+    @Test func missingDatabase() throws {
+        let dir = try makeTemporaryDirectory()
+        let r = try runVinyard(["export", "--db", dir.appendingPathComponent("none.db").path])
+        #expect(r.status == 66)
+    }
+}
