@@ -183,9 +183,25 @@ public final class ImportSession {
         let hash = writer.hash(values)
         let provenance = record.provenance
 
-        // A new key is one statement; after a conflict the next key is looked up first.
         var found: (rowID: Int64, runID: Int64, hash: Int64)?
-        if writer.lastConflicted { found = try writer.find(key) }
+        if writer.runKeys != nil {
+            // The table was empty when the run started and its key index is dropped: every row is
+            // from this run, and the in-memory keys tell new keys from duplicates.
+            let keyHash = RowHasher.key(key)
+            found = try writer.findInRun(key, keyHash: keyHash)
+            if found == nil {
+                try writer.bindRow(
+                    writer.plainInsert, key: key, values: values, source: source, input: provenance.input,
+                    line: provenance.line, hash: hash)
+                try writer.plainInsert.step()
+                writer.plainInsert.reset()
+                try writer.rememberInRun(keyHash: keyHash, rowID: connection.lastInsertRowID)
+                try addFindings(record.findings, table: table, key: key, provenance: provenance)
+                return WriteResult(outcome: .inserted)
+            }
+        }
+        // A new key is one statement; after a conflict the next key is looked up first.
+        if found == nil, writer.lastConflicted { found = try writer.find(key) }
         if found == nil {
             try writer.bindRow(
                 writer.insert, key: key, values: values, source: source, input: provenance.input, line: provenance.line,
@@ -383,7 +399,10 @@ public final class ImportSession {
                 .integer(Int64(counts.unchanged)), .integer(Int64(counts.duplicates)), .integer(Int64(counts.rejected)),
                 .text(Self.countsJSON(findingCounts)), .real(elapsed), .text(status),
             ])
-            for writer in tables.values { try connection.execute("DELETE FROM \(writer.seenTable)") }
+            for writer in tables.values {
+                try writer.restoreKeyIndex()
+                try connection.execute("DELETE FROM \(writer.seenTable)")
+            }
             try connection.commit()
         } catch {
             try? connection.rollback()
@@ -441,7 +460,8 @@ public final class ImportSession {
         }
         try store.prepareTable(for: schema)
         let writer = try TableWriter(
-            schema: schema, ordinal: tables.count, connection: connection, runID: runID, timestamp: timestamp)
+            schema: schema, ordinal: tables.count, connection: connection, runID: runID, timestamp: timestamp,
+            fastKeyLimit: store.fastKeyLimit)
         tables[schema.name] = writer
         lastWriter = writer
         return writer

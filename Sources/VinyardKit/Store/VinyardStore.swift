@@ -20,6 +20,11 @@ public final class VinyardStore {
     /// True when the file holds the Vinyard bookkeeping tables (false for a new, read-only open).
     public private(set) var isInitialized: Bool
 
+    /// At most this many keys of an import into an empty table are kept in memory (about 11 bytes
+    /// each) while its key index is dropped; past it the index is built and the run goes on with
+    /// it. 0 keeps the index throughout (for tests comparing both paths).
+    var fastKeyLimit = Int.max
+
     /// The database format this code writes (`vinyard_meta.format`).
     public static let formatVersion = 1
     /// Tables Vinyard keeps for itself; a schema cannot use these names.
