@@ -221,7 +221,7 @@ public final class ImportSession {
         }
         // Keys stored before this run and already met in it are in the writer's seen table, with
         // the hash the row had before the run.
-        let seen = try writer.seenEntry(found.rowID)
+        let seen = try writer.seenEntry(found.rowID, currentHash: found.hash)
         let inRun = found.runID == runID || seen != nil
         if !inRun && found.hash == hash {
             // The common re-import case: same values, nothing is rewritten.

@@ -245,15 +245,43 @@ final class TableWriter {
         return (probe.int64(0), probe.int64(1), probe.int64(2))
     }
 
-    func seenEntry(_ rowID: Int64) throws(StoreError) -> (prevHash: Int64, changed: Bool)? {
+    /// Rows from earlier runs met in this run, one bit per rowid (below ``maxBitmapRowID``). A row
+    /// met once and left unchanged needs no entry in the seen table: its stored hash is still the
+    /// one it had before the run. Only rows rewritten in this run (and rowids past the bitmap)
+    /// get an entry, so a re-import runs no statement per row besides the key lookup.
+    private var seenBits: [UInt64] = []
+    /// Rowids from here on are tracked in the seen table only (the bitmap stays under 32 MiB).
+    static let maxBitmapRowID: Int64 = 1 << 28
+
+    /// The hash the row had before this run and whether the run changed it, when the row (stored
+    /// before this run, now with hash `currentHash`) was already met in this run; nil otherwise.
+    func seenEntry(_ rowID: Int64, currentHash: Int64) throws(StoreError) -> (prevHash: Int64, changed: Bool)? {
+        let inBitmap = rowID >= 0 && rowID < Self.maxBitmapRowID
+        if inBitmap {
+            let word = Int(rowID >> 6)
+            guard word < seenBits.count, seenBits[word] & (1 << UInt64(rowID & 63)) != 0 else { return nil }
+        }
         checkSeen.reset()
         defer { checkSeen.reset() }
         try checkSeen.bind(rowID, at: 1)
-        guard try checkSeen.step() else { return nil }
-        return (checkSeen.int64(0), checkSeen.int64(1) != 0)
+        if try checkSeen.step() { return (checkSeen.int64(0), checkSeen.int64(1) != 0) }
+        return inBitmap ? (currentHash, false) : nil
     }
 
+    /// Records that the row was met in this run, with its hash before the run and whether the run
+    /// changed it (then the row's stored hash differs from `prevHash`).
     func markSeen(_ rowID: Int64, prevHash: Int64, changed: Bool) throws(StoreError) {
+        if rowID >= 0 && rowID < Self.maxBitmapRowID {
+            let word = Int(rowID >> 6)
+            if word >= seenBits.count {
+                seenBits.append(contentsOf: repeatElement(0, count: max(word + 1 - seenBits.count, seenBits.count / 2)))
+            }
+            let bit: UInt64 = 1 << UInt64(rowID & 63)
+            let wasSet = seenBits[word] & bit != 0
+            seenBits[word] |= bit
+            // First met and unchanged: the bit says it all.
+            if !wasSet && !changed { return }
+        }
         markSeen.reset()
         try markSeen.bind(rowID, at: 1)
         try markSeen.bind(prevHash, at: 2)
