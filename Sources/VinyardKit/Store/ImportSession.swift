@@ -32,9 +32,18 @@ extension VinyardStore {
 }
 
 /// One import run: writes canonical records, rejects, findings and duplicates inside a single
-/// transaction, reusing prepared statements, and keeps the run's counts. Memory stays flat:
-/// duplicates within the run are found through the database (`_run_id` of the stored row, and a
-/// temporary table of keys seen unchanged), not an in-memory key set.
+/// transaction, reusing prepared statements, and keeps the run's counts.
+///
+/// Into a table that is empty when the run starts (the big first import), rows are inserted
+/// without the unique key index, which is dropped inside the run's transaction and built once,
+/// sorted, at ``finish(inputs:status:)`` (a rollback or a killed process brings it back with the
+/// previous state). Duplicates within such a run are found through ``RunKeyIndex`` (about 11
+/// bytes per key, every candidate confirmed against the row's stored key); past
+/// `VinyardStore.fastKeyLimit` keys or 6.3 million, the index is built and the run goes on with
+/// it, so memory stays bounded. Into a non-empty table, duplicates are found through the
+/// database (`_run_id` of the stored row), and rows of earlier runs met in this run are kept in
+/// a bitmap by rowid (plus a temporary table for the few a duplicate rewrote). Counts and tables
+/// are the same on both paths.
 ///
 /// Not thread-safe: drive it from one task.
 public final class ImportSession {
@@ -76,6 +85,8 @@ public final class ImportSession {
         startedAt = Date()
         timestamp = VinyardStore.timestamp(startedAt)
         let connection = store.connection
+        // An earlier run that was rolled back may have left the smaller append cache.
+        try connection.execute("PRAGMA cache_size=\(VinyardStore.writerCacheSize)")
         let start = try connection.prepare(
             "INSERT INTO import_runs(started_at, tool_version, options, status) VALUES(?1, ?2, ?3, 'running')")
         try start.execute([.text(timestamp), .text(VinyardVersion.string), .text(Self.optionsJSON(options))])

@@ -99,6 +99,9 @@ final class TableWriter {
             // brings the index back with everything else.
             try connection.execute("DROP INDEX \(quoteIdentifier(keyIndex))")
             runKeys = RunKeyIndex(limit: fastKeyLimit)
+            // Appending rows needs few pages in cache (dirty ones spill to the WAL): leave the
+            // memory to the run keys; the index build at the end gets the full cache back.
+            try connection.execute("PRAGMA cache_size=\(VinyardStore.appendCacheSize)")
         }
     }
 
@@ -118,6 +121,7 @@ final class TableWriter {
     func restoreKeyIndex() throws(StoreError) {
         guard runKeys != nil else { return }
         runKeys = nil
+        try connection.execute("PRAGMA cache_size=\(VinyardStore.writerCacheSize)")
         try connection.execute(VinyardStore.createKeyIndexSQL(table: schema.name))
         lastConflicted = false
     }

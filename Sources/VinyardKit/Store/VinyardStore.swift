@@ -25,6 +25,11 @@ public final class VinyardStore {
     /// it. 0 keeps the index throughout (for tests comparing both paths).
     var fastKeyLimit = Int.max
 
+    /// The page cache of a writer (64 MiB, as a negative KiB count for `PRAGMA cache_size`).
+    static let writerCacheSize = -65536
+    /// The page cache while appending to a table without its key index (16 MiB).
+    static let appendCacheSize = -16384
+
     /// The database format this code writes (`vinyard_meta.format`).
     public static let formatVersion = 1
     /// Tables Vinyard keeps for itself; a schema cannot use these names.
@@ -161,7 +166,8 @@ public final class VinyardStore {
         // journal_mode returns a row; run it through a statement so a failure is reported.
         let wal = try connection.prepare("PRAGMA journal_mode=WAL")
         _ = try wal.step()
-        try connection.execute("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536; PRAGMA temp_store=FILE")
+        try connection.execute(
+            "PRAGMA synchronous=NORMAL; PRAGMA cache_size=\(Self.writerCacheSize); PRAGMA temp_store=FILE")
     }
 
     private func createBookkeeping() throws(StoreError) {
