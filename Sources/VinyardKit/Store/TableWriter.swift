@@ -121,8 +121,11 @@ final class TableWriter {
     func restoreKeyIndex() throws(StoreError) {
         guard runKeys != nil else { return }
         runKeys = nil
-        try connection.execute("PRAGMA cache_size=\(VinyardStore.writerCacheSize)")
+        // The sort of the keys takes as much memory as the page cache: keep both at 32 MiB so
+        // the peak stays bounded (larger runs spill sorted runs to temporary files).
+        try connection.execute("PRAGMA cache_size=\(VinyardStore.appendCacheSize * 2)")
         try connection.execute(VinyardStore.createKeyIndexSQL(table: schema.name))
+        try connection.execute("PRAGMA cache_size=\(VinyardStore.writerCacheSize)")
         lastConflicted = false
     }
 
