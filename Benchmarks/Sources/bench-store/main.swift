@@ -1,10 +1,14 @@
-// Writes N synthetic 13-field vehicle records through VinyardStore (one import run) and compares
-// the time with the sqlite3 shell's `.import` of the same rows as CSV into a fresh table.
+// Writes N synthetic 13-field vehicle records through VinyardStore (one import run per scenario)
+// and compares the time with the sqlite3 shell's `.import` of the same rows as CSV into a fresh
+// table. Scenarios: a fresh database, a re-import of the same rows (all unchanged), and an import
+// of N new rows into a database that already holds N other rows. Runs alternate (.import, then
+// each scenario) REPEAT times; medians are reported. "write path" is the store time minus the
+// time to generate the records (measured alone).
 //
 //   swift build -c release --package-path Benchmarks --scratch-path .build-bench
-//   .build-bench/release/bench-store [ROWS] [WORKDIR]
-// Environment: BENCH_ONLY=store (store import only, for profiling), BENCH_PRAGMA="PRAGMA …" (run on the
-// store connection before the import, to try settings).
+//   .build-bench/release/bench-store [ROWS] [WORKDIR] [REPEAT]
+// Environment: BENCH_ONLY=store (one fresh store import only, for profiling and peak RSS),
+// BENCH_PRAGMA="PRAGMA …" (run on the store connection before the import, to try settings).
 import Foundation
 import VinyardKit
 
@@ -13,6 +17,7 @@ let work = URL(fileURLWithPath: CommandLine.arguments.count > 2 ? CommandLine.ar
 try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
 /// `BENCH_ONLY=store` runs only the store import (for profiling).
 let only = ProcessInfo.processInfo.environment["BENCH_ONLY"]
+let repeats = CommandLine.arguments.count > 3 ? max(1, Int(CommandLine.arguments[3]) ?? 3) : 3
 
 let schema = Schema(
     name: "vehicles",
@@ -77,6 +82,21 @@ func peakRSSMiB() -> Double {
     return Double(usage.ru_maxrss) / 1024
 }
 
+/// CPU seconds (user + system) of this process, or of its finished children.
+func cpuSeconds(children: Bool = false) -> Double {
+    var usage = rusage()
+    getrusage(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+/// Measures wall time and, in `cpu`, the CPU time of this process (or of children).
+func seconds(cpu: inout Double, children: Bool = false, _ body: () throws -> Void) rethrows -> Double {
+    let c0 = cpuSeconds(children: children)
+    let t = try seconds(body)
+    cpu = cpuSeconds(children: children) - c0
+    return t
+}
+
 func seconds(_ body: () throws -> Void) rethrows -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
     try body()
@@ -85,7 +105,7 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
 
 // 1. The CSV for sqlite3 (same values as text).
 let csvURL = work.appendingPathComponent("bench.csv")
-let generateCSV = only != nil ? 0 : try seconds {
+if only == nil {
     _ = FileManager.default.createFile(atPath: csvURL.path, contents: nil)
     let handle = try FileHandle(forWritingTo: csvURL)
     var buffer = Array((schema.fields.map(\.name).joined(separator: ",") + "\n").utf8)
@@ -104,60 +124,63 @@ let generateCSV = only != nil ? 0 : try seconds {
     try handle.close()
 }
 
-// 2. sqlite3 shell .import into a fresh table.
-let shellDB = work.appendingPathComponent("shell.db")
-for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: shellDB.path + suffix) }
-let shellSeconds = only != nil ? 1 : try seconds {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    process.arguments = [shellDB.path, "-cmd", ".mode csv", ".import \(csvURL.path) vehicles"]
-    try process.run()
-    process.waitUntilExit()
-    if process.terminationStatus != 0 { print("sqlite3 failed: \(process.terminationStatus)") }
+func removeDB(_ url: URL) {
+    for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
 }
 
-// 3. Generation alone (the part of our time that is not the store).
-var sink = 0
-let generateOnly = seconds {
-    for i in 0..<rows {
-        if case .text(let s)? = values(i)[0] { sink &+= s.utf8.count }
+/// sqlite3 shell .import into a fresh table.
+func shellImport(cpu: inout Double) throws -> Double {
+    let shellDB = work.appendingPathComponent("shell.db")
+    removeDB(shellDB)
+    return try seconds(cpu: &cpu, children: true) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [shellDB.path, "-cmd", ".mode csv", ".import \(csvURL.path) vehicles"]
+        try process.run()
+        process.waitUntilExit()
+        if process.terminationStatus != 0 { print("sqlite3 failed: \(process.terminationStatus)") }
     }
 }
 
-// 4. VinyardStore: one import run.
-let storeDB = work.appendingPathComponent("store.db")
-for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: storeDB.path + suffix) }
+/// Generation alone (the part of the store time that is not the store).
+func generateOnly(offset: Int = 0, cpu: inout Double) -> Double {
+    var sink = 0
+    let t = seconds(cpu: &cpu) {
+        for i in 0..<rows {
+            let vals = values(offset + i)
+            if case .text(let s)? = vals[0] { sink &+= s.utf8.count }
+            let record = CanonicalRecord(
+                values: vals, key: "", provenance: Provenance(input: provenanceInput, line: i + 2), findings: [],
+                raw: RawRecord(fields: [], provenance: Provenance(input: provenanceInput, line: 0)))
+            sink &+= record.values.count
+        }
+    }
+    if sink == 42 { print("") }
+    return t
+}
+
 let provenanceInput = "bench.csv"
-var report: ImportRunReport?
-let storeSeconds = try seconds {
-    let store = try VinyardStore(path: storeDB.path)
-    if let pragma = ProcessInfo.processInfo.environment["BENCH_PRAGMA"] { try store.connection.execute(pragma) }
-    let session = try store.beginImport(options: ["on-duplicate": "last"])
-    let raw = RawRecord(fields: [], provenance: Provenance(input: provenanceInput, line: 0))
-    for i in 0..<rows {
-        let provenance = Provenance(input: provenanceInput, line: i + 2)
-        let vals = values(i)
-        guard case .text(let key)? = vals[0] else { continue }
-        let record = CanonicalRecord(values: vals, key: key, provenance: provenance, findings: [], raw: raw)
-        try session.write(record, schema: schema, source: "fleet")
-    }
-    report = try session.finish()
-}
 
-// 5. Re-import: every row unchanged.
-let reimportSeconds = only == "store" ? 0 : try seconds {
-    let store = try VinyardStore(path: storeDB.path)
-    let session = try store.beginImport()
-    let raw = RawRecord(fields: [], provenance: Provenance(input: provenanceInput, line: 0))
-    for i in 0..<rows {
-        let vals = values(i)
-        guard case .text(let key)? = vals[0] else { continue }
-        let record = CanonicalRecord(
-            values: vals, key: key, provenance: Provenance(input: provenanceInput, line: i + 2), findings: [], raw: raw)
-        try session.write(record, schema: schema, source: "fleet")
+/// One import run of rows `offset ..< offset + rows` into `url`; returns (seconds, finish seconds, counts).
+func storeImport(_ url: URL, offset: Int = 0) throws -> (total: Double, finish: Double, counts: ImportCounts, cpu: Double) {
+    var finish = 0.0
+    var counts = ImportCounts()
+    var cpu = 0.0
+    let total = try seconds(cpu: &cpu) {
+        let store = try VinyardStore(path: url.path)
+        if let pragma = ProcessInfo.processInfo.environment["BENCH_PRAGMA"] { try store.connection.execute(pragma) }
+        let session = try store.beginImport(options: ["on-duplicate": "last"])
+        let raw = RawRecord(fields: [], provenance: Provenance(input: provenanceInput, line: 0))
+        for i in 0..<rows {
+            let vals = values(offset + i)
+            guard case .text(let key)? = vals[0] else { continue }
+            let record = CanonicalRecord(
+                values: vals, key: key, provenance: Provenance(input: provenanceInput, line: i + 2), findings: [], raw: raw)
+            try session.write(record, schema: schema, source: "fleet")
+        }
+        finish = try seconds { counts = try session.finish().counts }
     }
-    let again = try session.finish()
-    precondition(again.counts.unchanged == rows, "re-import was not all unchanged: \(again.counts)")
+    return (total, finish, counts, cpu)
 }
 
 func size(_ url: URL) -> Double {
@@ -165,13 +188,77 @@ func size(_ url: URL) -> Double {
     return Double(bytes) / 1_048_576
 }
 
-print("rows: \(rows) (sink \(sink % 10))")
-print(String(format: "csv generation:             %7.2f s", generateCSV))
-print(String(format: "sqlite3 .import (CSV):      %7.2f s  (%.0f MiB)", shellSeconds, size(shellDB)))
-print(String(format: "record generation only:     %7.2f s", generateOnly))
-print(String(format: "VinyardStore import:        %7.2f s  (%.0f MiB)  counts %@", storeSeconds, size(storeDB),
-    "\(report?.counts ?? ImportCounts())"))
-print(String(format: "VinyardStore re-import:     %7.2f s  (all unchanged)", reimportSeconds))
-print(String(format: "ratio store/sqlite3:        %7.2f  (store minus generation: %.2f)", storeSeconds / shellSeconds,
-    (storeSeconds - generateOnly) / shellSeconds))
-print(String(format: "peak RSS:                   %7.1f MiB", peakRSSMiB()))
+func median(_ xs: [Double]) -> Double {
+    let s = xs.sorted()
+    return s.isEmpty ? 0 : s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+}
+
+let storeDB = work.appendingPathComponent("store.db")
+if only == "store" {
+    removeDB(storeDB)
+    let run = try storeImport(storeDB)
+    print(String(format: "VinyardStore import: %.2f s (cpu %.2f s, finish %.2f s, %.0f MiB)  %@", run.total, run.cpu, run.finish, size(storeDB),
+        "\(run.counts)"))
+    print(String(format: "peak RSS: %.1f MiB", peakRSSMiB()))
+    exit(0)
+}
+
+// The base for scenario 3: N rows with other keys.
+let baseDB = work.appendingPathComponent("base.db")
+removeDB(baseDB)
+_ = try storeImport(baseDB, offset: rows)
+let otherDB = work.appendingPathComponent("other.db")
+
+var genCPU: [Double] = []
+let generation = median((0..<repeats).map { _ in
+    var cpu = 0.0
+    let t = generateOnly(cpu: &cpu)
+    genCPU.append(cpu)
+    return t
+})
+let generationCPU = median(genCPU)
+var shell: [Double] = [], fresh: [Double] = [], freshFinish: [Double] = [], again: [Double] = [], other: [Double] = []
+var shellCPU: [Double] = [], freshCPU: [Double] = [], againCPU: [Double] = [], otherCPU: [Double] = []
+var otherFinish: [Double] = []
+var freshCounts = ImportCounts(), otherCounts = ImportCounts()
+for _ in 0..<repeats {
+    var cpu = 0.0
+    shell.append(try shellImport(cpu: &cpu))
+    shellCPU.append(cpu)
+    removeDB(storeDB)
+    let run = try storeImport(storeDB)
+    fresh.append(run.total)
+    freshCPU.append(run.cpu)
+    freshFinish.append(run.finish)
+    freshCounts = run.counts
+    let re = try storeImport(storeDB)
+    precondition(re.counts.unchanged == rows, "re-import was not all unchanged: \(re.counts)")
+    again.append(re.total)
+    againCPU.append(re.cpu)
+    removeDB(otherDB)
+    try FileManager.default.copyItem(at: baseDB, to: otherDB)
+    let o = try storeImport(otherDB)
+    precondition(o.counts.inserted == rows, "import into the other rows did not insert all: \(o.counts)")
+    other.append(o.total)
+    otherCPU.append(o.cpu)
+    otherFinish.append(o.finish)
+    otherCounts = o.counts
+}
+
+let shellMedian = median(shell), shellCPUMedian = median(shellCPU)
+print("rows: \(rows), \(repeats) alternating runs each, medians (wall; cpu = user+sys)")
+print(String(format: "sqlite3 .import (fresh table):   %6.2f s  cpu %6.2f s  (%.0f MiB)  runs %@", shellMedian, shellCPUMedian,
+    size(work.appendingPathComponent("shell.db")), shell.map { String(format: "%.2f", $0) }.joined(separator: " ")))
+print(String(format: "record generation only:          %6.2f s  cpu %6.2f s", generation, generationCPU))
+func line(_ name: String, _ xs: [Double], _ cpus: [Double], finish: [Double]? = nil) {
+    let m = median(xs), c = median(cpus)
+    let f = finish.map { String(format: ", finish %.2f s", median($0)) } ?? ""
+    print(String(format: "%@ %6.2f s  cpu %6.2f s | write path %6.2f s = %.2f× .import (cpu %.2f×)%@  runs %@",
+        name.padding(toLength: 32, withPad: " ", startingAt: 0), m, c, m - generation, (m - generation) / shellMedian,
+        (c - generationCPU) / shellCPUMedian, f, xs.map { String(format: "%.2f", $0) }.joined(separator: " ")))
+}
+line("VinyardStore fresh import:", fresh, freshCPU, finish: freshFinish)
+line("VinyardStore re-import:", again, againCPU)
+line("VinyardStore import into N other:", other, otherCPU, finish: otherFinish)
+print("counts fresh: \(freshCounts)  into other: \(otherCounts)")
+print(String(format: "store db %.0f MiB; peak RSS (whole benchmark): %.1f MiB", size(storeDB), peakRSSMiB()))

@@ -32,9 +32,18 @@ extension VinyardStore {
 }
 
 /// One import run: writes canonical records, rejects, findings and duplicates inside a single
-/// transaction, reusing prepared statements, and keeps the run's counts. Memory stays flat:
-/// duplicates within the run are found through the database (`_run_id` of the stored row, and a
-/// temporary table of keys seen unchanged), not an in-memory key set.
+/// transaction, reusing prepared statements, and keeps the run's counts.
+///
+/// Into a table that is empty when the run starts (the big first import), rows are inserted
+/// without the unique key index, which is dropped inside the run's transaction and built once,
+/// sorted, at ``finish(inputs:status:)`` (a rollback or a killed process brings it back with the
+/// previous state). Duplicates within such a run are found through ``RunKeyIndex`` (about 11
+/// bytes per key, every candidate confirmed against the row's stored key); past
+/// `VinyardStore.fastKeyLimit` keys or 6.3 million, the index is built and the run goes on with
+/// it, so memory stays bounded. Into a non-empty table, duplicates are found through the
+/// database (`_run_id` of the stored row), and rows of earlier runs met in this run are kept in
+/// a bitmap by rowid (plus a temporary table for the few a duplicate rewrote). Counts and tables
+/// are the same on both paths.
 ///
 /// Not thread-safe: drive it from one task.
 public final class ImportSession {
@@ -76,6 +85,8 @@ public final class ImportSession {
         startedAt = Date()
         timestamp = VinyardStore.timestamp(startedAt)
         let connection = store.connection
+        // An earlier run that was rolled back may have left the smaller append cache.
+        try connection.execute("PRAGMA cache_size=\(VinyardStore.writerCacheSize)")
         let start = try connection.prepare(
             "INSERT INTO import_runs(started_at, tool_version, options, status) VALUES(?1, ?2, ?3, 'running')")
         try start.execute([.text(timestamp), .text(VinyardVersion.string), .text(Self.optionsJSON(options))])
@@ -183,9 +194,25 @@ public final class ImportSession {
         let hash = writer.hash(values)
         let provenance = record.provenance
 
-        // A new key is one statement; after a conflict the next key is looked up first.
         var found: (rowID: Int64, runID: Int64, hash: Int64)?
-        if writer.lastConflicted { found = try writer.find(key) }
+        if writer.runKeys != nil {
+            // The table was empty when the run started and its key index is dropped: every row is
+            // from this run, and the in-memory keys tell new keys from duplicates.
+            let keyHash = RowHasher.key(key)
+            found = try writer.findInRun(key, keyHash: keyHash)
+            if found == nil {
+                try writer.bindRow(
+                    writer.plainInsert, key: key, values: values, source: source, input: provenance.input,
+                    line: provenance.line, hash: hash)
+                try writer.plainInsert.step()
+                writer.plainInsert.reset()
+                try writer.rememberInRun(keyHash: keyHash, rowID: connection.lastInsertRowID)
+                try addFindings(record.findings, table: table, key: key, provenance: provenance)
+                return WriteResult(outcome: .inserted)
+            }
+        }
+        // A new key is one statement; after a conflict the next key is looked up first.
+        if found == nil, writer.lastConflicted { found = try writer.find(key) }
         if found == nil {
             try writer.bindRow(
                 writer.insert, key: key, values: values, source: source, input: provenance.input, line: provenance.line,
@@ -205,7 +232,7 @@ public final class ImportSession {
         }
         // Keys stored before this run and already met in it are in the writer's seen table, with
         // the hash the row had before the run.
-        let seen = try writer.seenEntry(found.rowID)
+        let seen = try writer.seenEntry(found.rowID, currentHash: found.hash)
         let inRun = found.runID == runID || seen != nil
         if !inRun && found.hash == hash {
             // The common re-import case: same values, nothing is rewritten.
@@ -383,7 +410,10 @@ public final class ImportSession {
                 .integer(Int64(counts.unchanged)), .integer(Int64(counts.duplicates)), .integer(Int64(counts.rejected)),
                 .text(Self.countsJSON(findingCounts)), .real(elapsed), .text(status),
             ])
-            for writer in tables.values { try connection.execute("DELETE FROM \(writer.seenTable)") }
+            for writer in tables.values {
+                try writer.restoreKeyIndex()
+                try connection.execute("DELETE FROM \(writer.seenTable)")
+            }
             try connection.commit()
         } catch {
             try? connection.rollback()
@@ -441,7 +471,8 @@ public final class ImportSession {
         }
         try store.prepareTable(for: schema)
         let writer = try TableWriter(
-            schema: schema, ordinal: tables.count, connection: connection, runID: runID, timestamp: timestamp)
+            schema: schema, ordinal: tables.count, connection: connection, runID: runID, timestamp: timestamp,
+            fastKeyLimit: store.fastKeyLimit)
         tables[schema.name] = writer
         lastWriter = writer
         return writer

@@ -23,6 +23,17 @@ final class TableWriter {
     /// trying to insert (re-imports are mostly existing keys, first imports mostly new ones).
     var lastConflicted = false
 
+    /// The table's unique index on `_key`.
+    let keyIndex: String
+    /// The keys inserted in this run while the key index is dropped (the table was empty when
+    /// the run started); nil when the index is in place.
+    var runKeys: RunKeyIndex?
+    /// `INSERT` without a conflict clause (the key index is dropped while ``runKeys`` is set).
+    let plainInsert: Statement
+    /// `_key`, `_run_id`, `_hash` of a row by rowid.
+    let keyAt: Statement
+    private let connection: Connection
+
     var fieldCount: Int { names.count }
     var sourceIndex: Int { fieldCount + 2 }
     var inputIndex: Int { fieldCount + 3 }
@@ -32,8 +43,11 @@ final class TableWriter {
     var updatedIndex: Int { fieldCount + 7 }
     var rowIDIndex: Int { fieldCount + 8 }
 
-    init(schema: Schema, ordinal: Int, connection: Connection, runID: Int64, timestamp: String) throws(StoreError) {
+    init(
+        schema: Schema, ordinal: Int, connection: Connection, runID: Int64, timestamp: String, fastKeyLimit: Int
+    ) throws(StoreError) {
         self.schema = schema
+        self.connection = connection
         names = schema.fields.map(\.name)
         types = schema.fields.map(\.type)
         seeds = names.map { RowHasher.seed($0) }
@@ -45,9 +59,12 @@ final class TableWriter {
         ]
         var placeholders = (1...(n + 5)).map { "?\($0)" }
         placeholders += ["?\(n + 5)", "?\(n + 6)", "?\(n + 7)"]
-        insert = try connection.prepare(
-            "INSERT INTO \(table)(\(insertColumns.joined(separator: ","))) VALUES(\(placeholders.joined(separator: ","))) "
-                + "ON CONFLICT(\"_key\") DO NOTHING", persistent: true)
+        let insertSQL =
+            "INSERT INTO \(table)(\(insertColumns.joined(separator: ","))) VALUES(\(placeholders.joined(separator: ",")))"
+        insert = try connection.prepare(insertSQL + " ON CONFLICT(\"_key\") DO NOTHING", persistent: true)
+        plainInsert = try connection.prepare(insertSQL, persistent: true)
+        keyAt = try connection.prepare(
+            "SELECT \"_key\", \"_run_id\", \"_hash\" FROM \(table) WHERE rowid=?1", persistent: true)
         var sets = fieldColumns.enumerated().map { "\($0.element)=?\($0.offset + 2)" }
         sets += [
             "\"_source\"=?\(n + 2)", "\"_input\"=?\(n + 3)", "\"_line\"=?\(n + 4)", "\"_run_id\"=?\(n + 5)",
@@ -71,9 +88,82 @@ final class TableWriter {
             "INSERT OR REPLACE INTO \(seenTable)(row, prev_hash, changed) VALUES(?1, ?2, ?3)", persistent: true)
         checkSeen = try connection.prepare(
             "SELECT prev_hash, changed FROM \(seenTable) WHERE row=?1", persistent: true)
-        for statement in [insert, update] {
+        for statement in [insert, plainInsert, update] {
             try statement.bind(runID, at: n + 5)
             try statement.bind(timestamp, at: n + 7)
+        }
+        keyIndex = VinyardStore.keyIndexName(schema.name)
+        if fastKeyLimit > 0, try Self.canDropKeyIndex(keyIndex, table: table, connection: connection) {
+            // An empty table with our own (droppable) key index: insert without it and build it,
+            // sorted, at the end of the run. Inside the run's transaction, so a rollback or a kill
+            // brings the index back with everything else.
+            try connection.execute("DROP INDEX \(quoteIdentifier(keyIndex))")
+            runKeys = RunKeyIndex(limit: fastKeyLimit)
+            // Appending rows needs few pages in cache (dirty ones spill to the WAL): leave the
+            // memory to the run keys; the index build at the end gets the full cache back.
+            try connection.execute("PRAGMA cache_size=\(VinyardStore.appendCacheSize)")
+        }
+    }
+
+    /// True when `table` has no rows and its key index is `index` (not the automatic index of an
+    /// inline `PRIMARY KEY`, which cannot be dropped).
+    private static func canDropKeyIndex(_ index: String, table: String, connection: Connection) throws(StoreError) -> Bool {
+        let hasIndex = try connection.prepare(
+            "SELECT 1 FROM main.sqlite_schema WHERE type='index' AND name=?1")
+        try hasIndex.bind(index, at: 1)
+        guard try hasIndex.step() else { return false }
+        let anyRow = try connection.prepare("SELECT 1 FROM \(table) LIMIT 1")
+        return try !anyRow.step()
+    }
+
+    /// Builds the key index again when it was dropped for this run (a sort of the keys: no
+    /// duplicates can be there, the run kept them out) and forgets the in-memory keys.
+    func restoreKeyIndex() throws(StoreError) {
+        guard runKeys != nil else { return }
+        runKeys = nil
+        // The sort of the keys takes as much memory as the page cache: keep both at 32 MiB so
+        // the peak stays bounded (larger runs spill sorted runs to temporary files).
+        try connection.execute("PRAGMA cache_size=\(VinyardStore.appendCacheSize * 2)")
+        try connection.execute(VinyardStore.createKeyIndexSQL(table: schema.name))
+        try connection.execute("PRAGMA cache_size=\(VinyardStore.writerCacheSize)")
+        lastConflicted = false
+    }
+
+    /// The rowid, run id and hash of the row inserted in this run for `key` (hash `keyHash`),
+    /// while the key index is dropped; nil for a new key.
+    func findInRun(_ key: String, keyHash: UInt64) throws(StoreError) -> (rowID: Int64, runID: Int64, hash: Int64)? {
+        guard let runKeys else { return nil }
+        var result: (rowID: Int64, runID: Int64, hash: Int64)?
+        let keyAt = self.keyAt
+        do {
+            _ = try runKeys.find(keyHash) { rowID in
+                keyAt.reset()
+                try keyAt.bind(rowID, at: 1)
+                defer { keyAt.reset() }
+                guard try keyAt.step() else { return false }
+                let same = keyAt.withTextBytes(0) { stored in
+                    var key = key
+                    return key.withUTF8 { $0.elementsEqual(stored) }
+                }
+                if same { result = (rowID, keyAt.int64(1), keyAt.int64(2)) }
+                return same
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(extendedCode: 1, message: "\(error)")
+        }
+        return result
+    }
+
+    /// Remembers the row just inserted for a new key while the key index is dropped; builds the
+    /// index instead when the in-memory keys are full (memory stays bounded).
+    func rememberInRun(keyHash: UInt64, rowID: Int64) throws(StoreError) {
+        guard runKeys != nil else { return }
+        if runKeys?.hasRoom == true, rowID >= 1, rowID <= RunKeyIndex.maxRowID {
+            runKeys?.insert(keyHash, rowID: rowID)
+        } else {
+            try restoreKeyIndex()
         }
     }
 
@@ -162,15 +252,43 @@ final class TableWriter {
         return (probe.int64(0), probe.int64(1), probe.int64(2))
     }
 
-    func seenEntry(_ rowID: Int64) throws(StoreError) -> (prevHash: Int64, changed: Bool)? {
+    /// Rows from earlier runs met in this run, one bit per rowid (below ``maxBitmapRowID``). A row
+    /// met once and left unchanged needs no entry in the seen table: its stored hash is still the
+    /// one it had before the run. Only rows rewritten in this run (and rowids past the bitmap)
+    /// get an entry, so a re-import runs no statement per row besides the key lookup.
+    private var seenBits: [UInt64] = []
+    /// Rowids from here on are tracked in the seen table only (the bitmap stays under 32 MiB).
+    static let maxBitmapRowID: Int64 = 1 << 28
+
+    /// The hash the row had before this run and whether the run changed it, when the row (stored
+    /// before this run, now with hash `currentHash`) was already met in this run; nil otherwise.
+    func seenEntry(_ rowID: Int64, currentHash: Int64) throws(StoreError) -> (prevHash: Int64, changed: Bool)? {
+        let inBitmap = rowID >= 0 && rowID < Self.maxBitmapRowID
+        if inBitmap {
+            let word = Int(rowID >> 6)
+            guard word < seenBits.count, seenBits[word] & (1 << UInt64(rowID & 63)) != 0 else { return nil }
+        }
         checkSeen.reset()
         defer { checkSeen.reset() }
         try checkSeen.bind(rowID, at: 1)
-        guard try checkSeen.step() else { return nil }
-        return (checkSeen.int64(0), checkSeen.int64(1) != 0)
+        if try checkSeen.step() { return (checkSeen.int64(0), checkSeen.int64(1) != 0) }
+        return inBitmap ? (currentHash, false) : nil
     }
 
+    /// Records that the row was met in this run, with its hash before the run and whether the run
+    /// changed it (then the row's stored hash differs from `prevHash`).
     func markSeen(_ rowID: Int64, prevHash: Int64, changed: Bool) throws(StoreError) {
+        if rowID >= 0 && rowID < Self.maxBitmapRowID {
+            let word = Int(rowID >> 6)
+            if word >= seenBits.count {
+                seenBits.append(contentsOf: repeatElement(0, count: max(word + 1 - seenBits.count, seenBits.count / 2)))
+            }
+            let bit: UInt64 = 1 << UInt64(rowID & 63)
+            let wasSet = seenBits[word] & bit != 0
+            seenBits[word] |= bit
+            // First met and unchanged: the bit says it all.
+            if !wasSet && !changed { return }
+        }
         markSeen.reset()
         try markSeen.bind(rowID, at: 1)
         try markSeen.bind(prevHash, at: 2)

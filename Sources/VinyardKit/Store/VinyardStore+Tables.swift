@@ -56,7 +56,9 @@ extension VinyardStore {
         let table = quoteIdentifier(schema.name)
         let existing = try columnNames(of: schema.name)
         if existing.isEmpty {
-            var columns = ["\"_key\" TEXT PRIMARY KEY NOT NULL"]
+            // The key's unique index is a named index (not an inline PRIMARY KEY) so an import into
+            // the empty table can drop it and build it once at the end.
+            var columns = ["\"_key\" TEXT NOT NULL"]
             for field in schema.fields {
                 columns.append("\(quoteIdentifier(field.name)) \(Self.columnType(for: field.type))")
             }
@@ -65,6 +67,7 @@ extension VinyardStore {
                 "\"_first_run_id\" INTEGER NOT NULL", "\"_hash\" INTEGER NOT NULL", "\"_updated_at\" TEXT NOT NULL",
             ]
             try connection.execute("CREATE TABLE \(table)(\n  " + columns.joined(separator: ",\n  ") + "\n)")
+            try connection.execute(Self.createKeyIndexSQL(table: schema.name))
         } else {
             let known = Set(existing.map { $0.lowercased() })
             guard known.contains("_key"), known.contains("_hash"), known.contains("_run_id") else {
@@ -82,6 +85,14 @@ extension VinyardStore {
         let json = String(decoding: try encoder.encode(schema), as: UTF8.self)
         let statement = try connection.prepare("INSERT OR REPLACE INTO vinyard_meta(key, value) VALUES(?1, ?2)")
         try statement.execute([.text("schema:" + schema.name), .text(json)])
+    }
+
+    /// The name of the unique index on a schema table's `_key` (names starting with `_` are
+    /// reserved for Vinyard, so it cannot clash with a schema table).
+    static func keyIndexName(_ table: String) -> String { "_key_" + table }
+
+    static func createKeyIndexSQL(table: String) -> String {
+        "CREATE UNIQUE INDEX \(quoteIdentifier(keyIndexName(table))) ON \(quoteIdentifier(table))(\"_key\")"
     }
 
     /// The column names of `table` in order (empty when the table does not exist).

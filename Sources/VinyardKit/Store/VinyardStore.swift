@@ -20,6 +20,16 @@ public final class VinyardStore {
     /// True when the file holds the Vinyard bookkeeping tables (false for a new, read-only open).
     public private(set) var isInitialized: Bool
 
+    /// At most this many keys of an import into an empty table are kept in memory (about 11 bytes
+    /// each) while its key index is dropped; past it the index is built and the run goes on with
+    /// it. 0 keeps the index throughout (for tests comparing both paths).
+    var fastKeyLimit = Int.max
+
+    /// The page cache of a writer (64 MiB, as a negative KiB count for `PRAGMA cache_size`).
+    static let writerCacheSize = -65536
+    /// The page cache while appending to a table without its key index (16 MiB).
+    static let appendCacheSize = -16384
+
     /// The database format this code writes (`vinyard_meta.format`).
     public static let formatVersion = 1
     /// Tables Vinyard keeps for itself; a schema cannot use these names.
@@ -156,7 +166,8 @@ public final class VinyardStore {
         // journal_mode returns a row; run it through a statement so a failure is reported.
         let wal = try connection.prepare("PRAGMA journal_mode=WAL")
         _ = try wal.step()
-        try connection.execute("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536; PRAGMA temp_store=FILE")
+        try connection.execute(
+            "PRAGMA synchronous=NORMAL; PRAGMA cache_size=\(Self.writerCacheSize); PRAGMA temp_store=FILE")
     }
 
     private func createBookkeeping() throws(StoreError) {

@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+@testable import VinyardKit
+
+/// The import into an empty table runs without the key index (in-memory run keys, index built at
+/// finish); these tests run the same scenarios through that path, the indexed path and a path that
+/// switches mid-run, and compare every count and table.
+@Suite struct ImportPathTests {
+    /// `Int.max`: fast path; 0: always indexed; 3: fast path that builds the index after 3 keys.
+    static let limits = [Int.max, 0, 3]
+
+    /// A run: records and the policy.
+    typealias Run = (records: [CanonicalRecord], policy: DuplicatePolicy)
+
+    static func scenario(_ policy: DuplicatePolicy) -> [Run] {
+        let warning = Finding(.vinWMIUnknown, .warning, field: "vin", message: "unknown WMI")
+        let error = Finding(.vinCheckDigit, .error, field: "vin", message: "check digit")
+        let first: [CanonicalRecord] = [
+            testRecord("VIN1", make: "BMW", year: nil, line: 2, findings: [warning]),
+            testRecord("VIN2", make: "Audi", year: 2020, line: 3),
+            testRecord("VIN1", make: "Bmw", year: 2019, line: 4),
+            testRecord("vin1", make: "BMW", line: 5),
+            testRecord("VIN3", make: "Kia", km: 1200.5, accidentFree: false, line: 6),
+            testRecord("VIN1", make: "BMW", year: 2019, notes: "third", line: 7, findings: [warning]),
+            testRecord("VIN4", make: "Ford", line: 8, findings: [error]),
+            testRecord(nil, make: "Ford", line: 9),
+            testRecord("VIN2", make: "Audi", year: 2020, line: 10),
+            testRecord("VIN5", make: "", year: 2001, line: 11),
+            testRecord("VIN6", make: "Volvo", year: 2002, line: 12),
+            testRecord("VIN5", make: "Seat", year: 2001, notes: "x", line: 13),
+        ]
+        let second: [CanonicalRecord] = [
+            testRecord("VIN2", make: "Audi", year: 2020, input: "b.csv", line: 2),
+            testRecord("VIN3", make: "Kia", km: 1300, accidentFree: false, input: "b.csv", line: 3),
+            testRecord("VIN2", make: "Audi", year: 2021, input: "b.csv", line: 4),
+            testRecord("VIN7", make: "Tesla", input: "b.csv", line: 5),
+            testRecord("VIN2", make: "Audi", year: 2020, input: "b.csv", line: 6),
+            testRecord("VIN6", make: "Volvo", year: 2002, input: "b.csv", line: 7),
+            testRecord("VIN6", make: "Volvo", year: 2003, input: "b.csv", line: 8, findings: [warning]),
+            testRecord("VIN7", make: "Tesla", notes: "n", input: "b.csv", line: 9),
+        ]
+        return [(first, policy), (second, policy), (first, policy), (second, policy)]
+    }
+
+    /// Everything a run leaves, without times.
+    static func snapshot(_ store: VinyardStore) throws -> [[[FieldValue?]]] {
+        [
+            try store.rows(
+                "SELECT _key, vin, make, model_year, odometer_km, accident_free, notes, _source, _input, _line, _run_id, "
+                    + "_first_run_id, _hash FROM vehicles ORDER BY _key"),
+            try store.rows("SELECT * FROM findings ORDER BY id"),
+            try store.rows("SELECT * FROM duplicates ORDER BY id"),
+            try store.rows("SELECT * FROM rejects ORDER BY id"),
+            try store.rows(
+                "SELECT id, read, inserted, updated, unchanged, duplicates, rejected, findings, inputs, status FROM import_runs ORDER BY id"),
+            try store.rows("SELECT name, tbl_name FROM sqlite_schema WHERE type='index' ORDER BY name"),
+        ]
+    }
+
+    @Test(arguments: DuplicatePolicy.allCases)
+    func allPathsAgree(policy: DuplicatePolicy) throws {
+        var results: [(reports: [ImportRunReport], outcomes: [[WriteOutcome]], snapshot: [[[FieldValue?]]])] = []
+        for limit in Self.limits {
+            let dir = try makeStoreDirectory()
+            let store = try VinyardStore(path: dir.appendingPathComponent("v.db").path)
+            store.fastKeyLimit = limit
+            var reports: [ImportRunReport] = []
+            var outcomes: [[WriteOutcome]] = []
+            for run in Self.scenario(policy) {
+                let session = try store.beginImport(options: ["on-duplicate": run.policy.rawValue])
+                outcomes.append(try run.records.map { try session.write($0, schema: testSchema, source: "fleet", policy: run.policy).outcome })
+                let report = try session.finish()
+                #expect(report.counts.isBalanced)
+                reports.append(report)
+            }
+            #expect(try store.integrityCheck() == ["ok"])
+            results.append((reports, outcomes, try Self.snapshot(store)))
+        }
+        let reference = try #require(results.first)
+        #expect(reference.reports.first?.counts == ImportCounts(read: 12, inserted: 6, duplicates: 4, rejected: 2))
+        #expect(reference.reports[2].counts.inserted == 0)
+        for other in results.dropFirst() {
+            #expect(other.outcomes == reference.outcomes)
+            #expect(other.reports.map(\.counts) == reference.reports.map(\.counts))
+            #expect(other.reports.map(\.findings) == reference.reports.map(\.findings))
+            for (a, b) in zip(other.snapshot, reference.snapshot) { #expect(a == b) }
+        }
+    }
+
+    @Test func freshImportBuildsTheKeyIndexAndRollbackRestoresIt() throws {
+        let dir = try makeStoreDirectory()
+        let store = try VinyardStore(path: dir.appendingPathComponent("v.db").path)
+        try store.prepareTable(for: testSchema)
+        let indexSQL = "SELECT count(*) FROM sqlite_schema WHERE type='index' AND name='_key_vehicles'"
+        #expect(try store.count(indexSQL) == 1)
+        do {
+            let session = try store.beginImport()
+            try session.write(testRecord("VIN1", make: "BMW", line: 2), schema: testSchema)
+            // Inside the run the index is dropped; the in-memory keys still find the duplicate.
+            #expect(try store.count(indexSQL) == 0)
+            #expect(try session.write(testRecord("VIN1", make: "BMW", line: 3), schema: testSchema).outcome == .duplicate)
+            try session.rollback()
+        }
+        #expect(try store.count(indexSQL) == 1)
+        #expect(try store.count("SELECT count(*) FROM vehicles") == 0)
+        _ = try store.importRecords([testRecord("VIN1", make: "BMW", line: 2)])
+        #expect(try store.count(indexSQL) == 1)
+        // A second run into the now non-empty table keeps the index and still sees the key.
+        let again = try store.importRecords([testRecord("VIN1", make: "BMW", line: 2), testRecord("VIN2", line: 3)])
+        #expect(again.counts == ImportCounts(read: 2, inserted: 1, unchanged: 1))
+        #expect(throws: (any Error).self) {
+            try store.connection.execute("INSERT INTO vehicles(_key, _run_id, _first_run_id, _hash, _updated_at) VALUES('VIN1', 1, 1, 0, '')")
+        }
+    }
+
+    @Test func legacyPrimaryKeyTableUsesTheIndexedPath() throws {
+        let dir = try makeStoreDirectory()
+        let path = dir.appendingPathComponent("v.db").path
+        let store = try VinyardStore(path: path)
+        // The layout written before the key index had a name: an inline PRIMARY KEY.
+        try store.connection.execute(
+            """
+            CREATE TABLE vehicles("_key" TEXT PRIMARY KEY NOT NULL, vin TEXT, make TEXT, model_year INTEGER,
+              odometer_km REAL, accident_free INTEGER, notes TEXT, "_source" TEXT, "_input" TEXT, "_line" INTEGER,
+              "_run_id" INTEGER NOT NULL, "_first_run_id" INTEGER NOT NULL, "_hash" INTEGER NOT NULL,
+              "_updated_at" TEXT NOT NULL)
+            """)
+        let report = try store.importRecords([
+            testRecord("VIN1", make: "BMW", line: 2), testRecord("VIN1", make: "Kia", line: 3),
+        ])
+        #expect(report.counts == ImportCounts(read: 2, inserted: 1, duplicates: 1))
+        #expect(try store.rows("SELECT make FROM vehicles") == [[.text("Kia")]])
+    }
+
+    @Test func runKeyIndexConfirmsEveryCandidate() {
+        // Different keys with the same hash are told apart by the caller's check of the row.
+        var index = RunKeyIndex(limit: 1000, initialBits: 2)
+        let hash: UInt64 = 0xDEAD_BEEF_0123_4567
+        index.insert(hash, rowID: 1)
+        index.insert(hash, rowID: 2)
+        for rowID in 3...200 { index.insert(UInt64(rowID) &* 0x9E37_79B9_7F4A_7C15, rowID: Int64(rowID)) }
+        #expect(index.count == 200)
+        #expect(index.find(hash) { $0 == 2 } == 2)
+        #expect(index.find(hash) { $0 == 1 } == 1)
+        #expect(index.find(hash) { _ in false } == nil)
+        var asked: [Int64] = []
+        _ = index.find(hash) { asked.append($0); return false }
+        #expect(Set(asked) == [1, 2])
+        for rowID in 3...200 {
+            #expect(index.find(UInt64(rowID) &* 0x9E37_79B9_7F4A_7C15) { $0 == Int64(rowID) } == Int64(rowID))
+        }
+        #expect(index.find(12345) { _ in true } == nil)
+        #expect(RunKeyIndex(limit: 3).hasRoom)
+    }
+
+    @Test func seenRowsAcrossRunsCountNetEffect() throws {
+        // A key from an earlier run met three times: unchanged, then changed, then back.
+        for limit in Self.limits {
+            let dir = try makeStoreDirectory()
+            let store = try VinyardStore(path: dir.appendingPathComponent("v.db").path)
+            store.fastKeyLimit = limit
+            _ = try store.importRecords([testRecord("VIN1", make: "BMW", line: 2)])
+            let report = try store.importRecords([
+                testRecord("VIN1", make: "BMW", line: 2), testRecord("VIN1", make: "Kia", line: 3),
+                testRecord("VIN1", make: "BMW", line: 4),
+            ])
+            #expect(report.counts == ImportCounts(read: 3, unchanged: 1, duplicates: 2))
+            let changed = try store.importRecords([
+                testRecord("VIN1", make: "BMW", line: 2), testRecord("VIN1", make: "Kia", line: 3),
+            ])
+            #expect(changed.counts == ImportCounts(read: 2, updated: 1, duplicates: 1))
+        }
+    }
+}
