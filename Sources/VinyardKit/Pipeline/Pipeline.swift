@@ -39,8 +39,8 @@ public final class Pipeline {
     private let vinChecker = VINChecker()
     private var makeMatchCache: [MakeMatchKey: Bool?] = [:]
 
-    /// A declared make, the make decoded from the VIN and the VIN's first 8 characters (WMI and
-    /// the VDS that pattern rules read).
+    /// A declared make, the make decoded from the VIN (pattern rules for multi-brand WMIs already
+    /// read the VDS) and the WMI, whose manufacturer and make list decide the match.
     private struct MakeMatchKey: Hashable {
         var declared: String
         var decoded: String
@@ -206,7 +206,7 @@ public final class Pipeline {
 
     private func makeMatches(declared: String, decoded: String, vin: String) -> Bool {
         if declared == decoded { return true }
-        let key = MakeMatchKey(declared: declared, decoded: decoded, prefix: String(vin.utf8.prefix(8))!)
+        let key = MakeMatchKey(declared: declared, decoded: decoded, prefix: String(vin.utf8.prefix(3))!)
         if let cached = makeMatchCache[key] { return cached ?? true }
         let result: Bool? =
             Schema.fold(declared) == Schema.fold(decoded) ? true : VINDecoder.makeMatches(declared: declared, vin: vin)

@@ -215,15 +215,34 @@ final class TableWriter {
         return Int64(bitPattern: hasher.finalize())
     }
 
+    /// Bytes of the current row's text values, bound with `SQLITE_STATIC` (no copy, no malloc per
+    /// value in SQLite): valid until the next ``bindRow`` rebinds every text parameter.
+    private var arena = RowArena()
+
     /// Binds the key, values and provenance of a row to `statement` (the INSERT or the UPDATE).
+    /// Text goes through ``RowArena``: one copy into a buffer this writer owns, bound without
+    /// SQLite copying it again.
     func bindRow(
         _ statement: Statement, key: String, values: [FieldValue?], source: String?, input: String?, line: Int?, hash: Int64
     ) throws(StoreError) {
         statement.reset()
-        try statement.bind(key, at: 1)
-        for (i, value) in values.enumerated() { try statement.bind(value, at: i + 2) }
-        try statement.bind(source, at: sourceIndex)
-        try statement.bind(input, at: inputIndex)
+        var needed = key.utf8.count + (source?.utf8.count ?? 0) + (input?.utf8.count ?? 0)
+        for case .text(let s)? in values { needed += s.utf8.count }
+        arena.reset(capacity: needed)
+        try statement.bindStatic(arena.append(key), at: 1)
+        for (i, value) in values.enumerated() {
+            if case .text(let s)? = value {
+                try statement.bindStatic(arena.append(s), at: i + 2)
+            } else {
+                try statement.bind(value, at: i + 2)
+            }
+        }
+        if let source { try statement.bindStatic(arena.append(source), at: sourceIndex) } else {
+            try statement.bindNull(at: sourceIndex)
+        }
+        if let input { try statement.bindStatic(arena.append(input), at: inputIndex) } else {
+            try statement.bindNull(at: inputIndex)
+        }
         try statement.bind(line, at: lineIndex)
         try statement.bind(hash, at: hashIndex)
     }
@@ -364,5 +383,44 @@ struct RowHasher {
         x = x &* 0xC4CE_B9FE_1A85_EC53
         x ^= x >> 33
         return x
+    }
+}
+
+/// A growable byte buffer at a stable address for one row's text values. ``reset(capacity:)``
+/// reallocates only before anything of the new row is bound, so every pointer handed out for a row
+/// stays valid until the next reset.
+struct RowArena: ~Copyable {
+    private var base: UnsafeMutableRawPointer
+    private var capacity: Int
+    private var used = 0
+
+    init() {
+        capacity = 4096
+        base = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit { base.deallocate() }
+
+    /// Starts a new row that needs `capacity` bytes in all.
+    mutating func reset(capacity needed: Int) {
+        used = 0
+        if needed > capacity {
+            base.deallocate()
+            capacity = max(needed, capacity * 2)
+            base = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        }
+    }
+
+    /// Copies `text`'s UTF-8 bytes in and returns where they are.
+    mutating func append(_ text: String) -> UnsafeRawBufferPointer {
+        var text = text
+        let start = base + used
+        let count = text.withUTF8 { bytes -> Int in
+            let n = min(bytes.count, capacity - used)
+            if n > 0, let from = bytes.baseAddress { start.copyMemory(from: from, byteCount: n) }
+            return n
+        }
+        used += count
+        return UnsafeRawBufferPointer(start: start, count: count)
     }
 }
