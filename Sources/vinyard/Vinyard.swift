@@ -7,8 +7,18 @@ struct Vinyard: ParsableCommand {
         commandName: "vinyard",
         abstract: "Validate, normalize, deduplicate, load and export fleet vehicle data.",
         discussion: """
-            Exit status: 0 success; 1 validate found errors (or --strict rejects); 64 usage;
-            65 malformed input; 66 missing input; 73 cannot create output; 74 I/O error.
+            Typical jobs:
+              vinyard validate leasing-export.csv --rejects rejects.csv
+              vinyard import old-a.csv old-b.json --db fleet.db
+              vinyard export --db fleet.db --where make=BMW --sort year:desc -o bmw.csv
+              vinyard emissions --db fleet.db
+              vinyard decode 1HGCM82633A004352
+
+            Exit status: 0 success; 1 validate found errors (or import --strict rejected
+            records); 64 usage; 65 malformed input; 66 missing input; 73 cannot create output;
+            74 I/O or database error.
+
+            Shell completion: vinyard --generate-completion-script bash|zsh|fish
             """,
         version: VinyardVersion.string,
         subcommands: [
