@@ -38,17 +38,8 @@ let fuels = ["gasoline", "diesel", "electric", "hybrid"]
 let statuses = ["active", "maintenance", "inactive", "retired"]
 let vinAlphabet = Array("0123456789ABCDEFGHJKLMNPRSTUVWXYZ".utf8)
 
-/// A deterministic generator (SplitMix64).
-struct Rng {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// A deterministic generator.
+typealias Rng = SplitMix64
 
 /// Row `i`'s values: unique VINs in random order (the key index is written at random places,
 /// as with real data).

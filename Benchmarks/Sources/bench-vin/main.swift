@@ -4,16 +4,6 @@ import VinyardKit
 // VIN validation and decode throughput on one core.
 // Run: swift build -c release --package-path Benchmarks --scratch-path .build-bench && .build-bench/release/bench-vin
 
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 let count = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 1_000_000
 let alphabet = Array("0123456789ABCDEFGHJKLMNPRSTUVWXYZ".utf8)

@@ -7,7 +7,7 @@ import Testing
     static let wmis = ["1HG", "1C4", "1C6", "1FT", "3C6", "2C4", "JN1", "WVW", "KNA", "1A9", "LRW", "9ZZ", "SAL", "5YJ"]
 
     static func inputs() -> [String] {
-        var rng = VINPropertyTests.SplitMix64(state: 2024)
+        var rng = SplitMix64(state: 2024)
         var out: [String] = []
         for i in 0..<6000 {
             var b = Array(wmis[Int(rng.next() % UInt64(wmis.count))].utf8)
