@@ -244,6 +244,8 @@ func expectCleanExit(_ r: RunResult, _ label: String, sourceLocation: SourceLoca
             #expect(r.stderr.hasPrefix("error: "), "\(r.stderr)")
             #expect(!FileManager.default.fileExists(atPath: path))
         }
+        let underFile = try runVinyard(["import", sample("fleet.csv"), "--db", paths[0]], timeout: 30)
+        #expect(underFile.stderr.contains("is a file, not a directory"), "\(underFile.stderr)")
     }
 }
 
