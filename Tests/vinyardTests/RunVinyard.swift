@@ -6,6 +6,10 @@ struct RunResult {
     var stdout: String
     var stderr: String
     var stdoutData: Data
+    /// True when the run outlived its `timeout` and was killed.
+    var timedOut = false
+    /// The signal that ended the process, if a signal did (a crash, or the timeout's kill).
+    var signal: Int32? = nil
 }
 
 /// The built `vinyard` executable: beside the test bundle in the build folder, or `VINYARD_BIN`.
@@ -24,11 +28,13 @@ let vinyardBinary: URL = {
 let packageRoot: URL = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-/// Runs `vinyard` with arguments and optional standard input; waits for it to exit.
+/// Runs `vinyard` with arguments and optional standard input; waits for it to exit, or, with a
+/// `timeout` in seconds, kills it (SIGKILL) when it runs longer and sets `timedOut`.
 @discardableResult
-func runVinyard(_ arguments: [String], stdin: Data? = nil, cwd: URL? = nil, environment: [String: String]? = nil)
-    throws -> RunResult
-{
+func runVinyard(
+    _ arguments: [String], stdin: Data? = nil, cwd: URL? = nil, environment: [String: String]? = nil,
+    timeout: Double? = nil
+) throws -> RunResult {
     let process = Process()
     process.executableURL = vinyardBinary
     process.arguments = arguments
@@ -39,6 +45,14 @@ func runVinyard(_ arguments: [String], stdin: Data? = nil, cwd: URL? = nil, envi
     process.standardError = err
     process.standardInput = inp
     try process.run()
+    nonisolated(unsafe) var timedOut = false
+    let watchdog = DispatchWorkItem {
+        if process.isRunning {
+            timedOut = true
+            kill(process.processIdentifier, SIGKILL)
+        }
+    }
+    if let timeout { DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog) }
     // Drain both pipes concurrently so a large output cannot dead-lock the child.
     nonisolated(unsafe) var errData = Data()
     let group = DispatchGroup()
@@ -52,11 +66,14 @@ func runVinyard(_ arguments: [String], stdin: Data? = nil, cwd: URL? = nil, envi
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     group.wait()
     process.waitUntilExit()
+    watchdog.cancel()
     return RunResult(
         status: process.terminationStatus,
         stdout: String(decoding: outData, as: UTF8.self),
         stderr: String(decoding: errData, as: UTF8.self),
-        stdoutData: outData)
+        stdoutData: outData,
+        timedOut: timedOut,
+        signal: process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil)
 }
 
 /// A fresh temporary directory, removed by the caller when done.

@@ -86,7 +86,9 @@ public final class Pipeline {
         progress?.begin(path == "-" ? "stdin" : path, totalBytes: reader.totalBytes)
         var mapper: Mapper?
         if let forced = options.source { mapper = try self.mapper(named: forced) }
-        if mapper == nil, let header = reader.csvHeader {
+        // An empty CSV (no bytes, a BOM alone, blank lines) has no header to detect from and no
+        // records: it reads as zero records, like `[]` or an empty JSON Lines file.
+        if mapper == nil, let header = reader.csvHeader, header.contains(where: { !$0.isEmpty }) {
             let mapping = try detector.detect(keys: header, wrapper: nil, inputName: path)
             mapper = try self.mapper(named: mapping.name)
         }

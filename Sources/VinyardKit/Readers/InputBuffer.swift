@@ -47,7 +47,7 @@ final class InputBuffer {
                     "\(source.name): a \(what()) larger than \(maxRecordBytes / (1024 * 1024)) MiB at byte \(base); is a quote or bracket left open?"
                 )
             }
-            storage.append(contentsOf: repeatElement(0, count: storage.count))
+            storage += [UInt8](repeating: 0, count: storage.count)
         }
         let n = try storage.withUnsafeMutableBytes { raw in
             try source.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[end...]))

@@ -112,8 +112,11 @@ public final class VinyardStore {
         } else {
             let directory = (path as NSString).deletingLastPathComponent
             let dir = directory.isEmpty ? "." : directory
-            if !fm.fileExists(atPath: dir, isDirectory: &isDirectory) || !isDirectory.boolValue {
+            if !fm.fileExists(atPath: dir, isDirectory: &isDirectory) {
                 throw VinyardError(.cantCreate, "cannot create the database \(path): directory \(dir) does not exist")
+            }
+            if !isDirectory.boolValue {
+                throw VinyardError(.cantCreate, "cannot create the database \(path): \(dir) is a file, not a directory")
             }
             if !fm.isWritableFile(atPath: dir) {
                 throw VinyardError(.cantCreate, "cannot create the database \(path): directory \(dir) is not writable")

@@ -1,0 +1,515 @@
+import Foundation
+import Testing
+import VinyardKit
+
+/// Checks every hostile run shares: the process ended by itself (no signal, no hang).
+func expectCleanExit(_ r: RunResult, _ label: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(!r.timedOut, "\(label): hung (killed after the timeout)", sourceLocation: sourceLocation)
+    #expect(r.signal == nil, "\(label): crashed with signal \(r.signal ?? 0); stderr: \(r.stderr)",
+            sourceLocation: sourceLocation)
+}
+
+// MARK: - Killed imports
+
+/// SIGKILL in the middle of an import leaves the database as it was before the run (DESIGN.md
+/// "Store": each import commits whole or not at all).
+@Suite struct KilledImportTests {
+    /// Starts `import input --db db`, waits until it has read `fraction` of the input, kills it.
+    /// Returns false when the import finished before it could be killed.
+    func killImport(_ input: String, db: String, afterReading fraction: Double) throws -> Bool {
+        let size = fileSize(input)
+        let process = try startVinyard(["import", input, "--db", db, "--quiet"])
+        let pid = process.processIdentifier
+        let reading = waitUntil(timeout: 60) {
+            !process.isRunning || (readOffset(pid: pid, path: input) ?? 0) >= Int64(Double(size) * fraction)
+        }
+        if !reading || FileManager.default.fileExists(atPath: "/proc/\(pid)") == false {
+            Thread.sleep(forTimeInterval: 1)  // no /proc: give it a second to get going
+        }
+        kill(pid, SIGKILL)
+        process.waitUntilExit()
+        return process.terminationReason == .uncaughtSignal
+    }
+
+    /// The counts `validate` reports for `input` (what an import into an empty database, or one
+    /// holding none of its keys, must report).
+    func validateCounts(_ input: String) throws -> ParsedReport {
+        let r = try runVinyard(["validate", input, "--report", "json"], timeout: 60)
+        #expect(r.status == 0 || r.status == 1, "\(r.stderr)")
+        return try ParsedReport(r)
+    }
+
+    func expectSameCounts(_ a: ParsedReport, _ b: ParsedReport, sourceLocation: SourceLocation = #_sourceLocation) {
+        for key in ["read", "inserted", "updated", "unchanged", "duplicates", "rejected"] {
+            #expect(a.int(key) == b.int(key), "\(key): \(a.int(key) ?? -1) vs \(b.int(key) ?? -1)",
+                    sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func killMidImportKeepsPreviousState() throws {
+        let big = try GeneratedFiles.fleet(rows: 100_000, seed: 3)
+        let small = try GeneratedFiles.fleet(rows: 5_000, seed: 4)
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        let first = try runVinyard(["import", sample("fleet.csv"), sample("locations.json"), "--db", db], timeout: 30)
+        try #require(first.status == 0, "\(first.stderr)")
+        let before = try DatabaseState(db)
+
+        #expect(try killImport(big, db: db, afterReading: 0.1), "the import finished before it was killed")
+        #expect(try integrityCheck(db) == "ok")
+        #expect(try DatabaseState(db) == before)
+
+        let next = try runVinyard(["import", small, "--db", db, "--report", "json"], timeout: 60)
+        #expect(next.status == 0, "\(next.stderr)")
+        let report = try ParsedReport(next)
+        #expect(report.invariantHolds)
+        expectSameCounts(report, try validateCounts(small))
+        let after = try DatabaseState(db)
+        #expect(after.count("vehicles") == before.count("vehicles") + (report.int("inserted") ?? -1))
+        #expect(after.count("import_runs") == 2)
+        #expect(try integrityCheck(db) == "ok")
+    }
+
+    /// The first import into an empty table takes a fast path (no key index until it finishes);
+    /// killed, it must leave no half-written table behind.
+    @Test func killFirstImportIntoFreshDatabase() throws {
+        let big = try GeneratedFiles.fleet(rows: 100_000, seed: 3)
+        let small = try GeneratedFiles.fleet(rows: 5_000, seed: 4)
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fresh.db").path
+
+        #expect(try killImport(big, db: db, afterReading: 0.15), "the import finished before it was killed")
+        if FileManager.default.fileExists(atPath: db) {
+            #expect(try integrityCheck(db) == "ok")
+            let state = try DatabaseState(db)
+            #expect(state.count("vehicles") == 0, "\(state)")
+            #expect(state.count("import_runs") == 0, "\(state)")
+            #expect(state.count("rejects") == 0, "\(state)")
+        }
+        let next = try runVinyard(["import", small, "--db", db, "--report", "json"], timeout: 60)
+        #expect(next.status == 0, "\(next.stderr)")
+        let report = try ParsedReport(next)
+        expectSameCounts(report, try validateCounts(small))
+        let state = try DatabaseState(db)
+        #expect(state.count("vehicles") == report.int("inserted"))
+        #expect(state.count("import_runs") == 1)
+        #expect(try integrityCheck(db) == "ok")
+    }
+
+    /// Killed while committing (the WAL file has started to grow): the database holds either the
+    /// previous state or the whole run, never a part of it. `fresh`: the first import into a new
+    /// database (the store's fast path that builds the key index at the end).
+    @Test(arguments: [false, true])
+    func killDuringCommitIsAllOrNothing(fresh: Bool) throws {
+        let input = try GeneratedFiles.fleet(rows: 10_000, seed: 5)
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        if !fresh { #expect(try runVinyard(["import", sample("fleet.jsonl"), "--db", db], timeout: 30).status == 0) }
+        let before = fresh ? nil : try DatabaseState(db)
+        let expected = try validateCounts(input)
+
+        let process = try startVinyard(["import", input, "--db", db, "--quiet"])
+        _ = waitUntil(timeout: 60, interval: 0.0005) { !process.isRunning || fileSize(db + "-wal") > 0 }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+
+        #expect(try integrityCheck(db) == "ok")
+        let state = try DatabaseState(db)
+        let runs = fresh ? 0 : 1
+        let committed = state.count("import_runs") > runs
+        if committed {
+            #expect(state.count("import_runs") == runs + 1, "\(state)")
+            #expect(state.count("vehicles") == (before?.count("vehicles") ?? 0) + (expected.int("inserted") ?? -1), "\(state)")
+            #expect(state.count("rejects") == (before?.count("rejects") ?? 0) + (expected.int("rejected") ?? -1), "\(state)")
+        } else if let before {
+            #expect(state == before)
+        } else {
+            #expect(state.count("vehicles") == 0 && state.count("rejects") == 0, "\(state)")
+        }
+        // Importing again completes and agrees with whichever state the kill left.
+        let again = try runVinyard(["import", input, "--db", db, "--report", "json"], timeout: 60)
+        #expect(again.status == 0, "\(again.stderr)")
+        let report = try ParsedReport(again)
+        #expect(report.invariantHolds)
+        if committed {
+            #expect(report.int("inserted") == 0 && report.int("updated") == 0, "\(again.stdout)")
+        } else {
+            expectSameCounts(report, expected)
+        }
+        #expect(try integrityCheck(db) == "ok")
+    }
+}
+
+// MARK: - Concurrent imports
+
+@Suite struct ConcurrentImportTests {
+    /// Three imports at once into one database wait for each other (busy timeout) and all land.
+    @Test func threeImportsAtOnce() throws {
+        let a = try GeneratedFiles.fleet(rows: 3_000, seed: 21)
+        let b = try GeneratedFiles.fleet(rows: 3_000, seed: 22)
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // c shares 1,000 rows with a and 1,000 with b.
+        let aLines = try String(contentsOfFile: a, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: true)
+        let bLines = try String(contentsOfFile: b, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: true)
+        let c = dir.appendingPathComponent("c.csv").path
+        let cText = ([aLines[0]] + aLines[2001...] + bLines[1...1000]).joined(separator: "\n") + "\n"
+        try Data(cText.utf8).write(to: URL(fileURLWithPath: c))
+        let db = dir.appendingPathComponent("shared.db").path
+
+        let inputs = [a, b, c]
+        nonisolated(unsafe) var results = [RunResult?](repeating: nil, count: inputs.count)
+        let lock = NSLock()
+        let group = DispatchGroup()
+        for (i, input) in inputs.enumerated() {
+            group.enter()
+            Thread {
+                let r = try? runVinyard(["import", input, "--db", db, "--report", "json", "--quiet"], timeout: 90)
+                lock.lock()
+                results[i] = r
+                lock.unlock()
+                group.leave()
+            }.start()
+        }
+        group.wait()
+
+        var inserted = 0, rejected = 0, seenBefore = 0
+        for (i, result) in results.enumerated() {
+            let r = try #require(result)
+            expectCleanExit(r, inputs[i])
+            #expect(r.status == 0, "\(inputs[i]): \(r.stderr)")
+            let report = try ParsedReport(r)
+            #expect(report.invariantHolds, "\(r.stdout)")
+            inserted += report.int("inserted") ?? 0
+            rejected += report.int("rejected") ?? 0
+            seenBefore += (report.int("updated") ?? 0) + (report.int("unchanged") ?? 0)
+        }
+        let state = try DatabaseState(db)
+        #expect(state.count("vehicles") == inserted, "\(state)")
+        #expect(state.count("rejects") == rejected, "\(state)")
+        #expect(state.count("import_runs") == 3, "\(state)")
+        #expect(state.values["import_runs"]?.hasSuffix("completed,completed,completed") == true, "\(state)")
+        #expect(seenBefore > 0, "the overlapping rows were not seen as existing keys")
+        #expect(try integrityCheck(db) == "ok")
+    }
+}
+
+// MARK: - Bad --db paths
+
+@Suite struct BadDatabasePathTests {
+    @Test(arguments: [
+        ("notes.txt", Data("these are my notes, not a database\n".utf8)),
+        ("random.db", Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) })),
+        ("corrupt.db", Data("SQLite format 3\0".utf8) + Data(repeating: 0xA5, count: 8192)),
+    ])
+    func notADatabaseIsLeftUntouched(_ name: String, _ bytes: Data) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent(name)
+        try bytes.write(to: db)
+        for args in [["import", sample("fleet.csv"), "--db", db.path], ["stats", "--db", db.path]] {
+            let r = try runVinyard(args, timeout: 30)
+            expectCleanExit(r, args[0])
+            #expect(r.status == 65, "\(args[0]): \(r.stderr)")
+            #expect(r.stderr.contains(db.path), "\(r.stderr)")
+            #expect(try Data(contentsOf: db) == bytes, "\(args[0]) changed \(name)")
+            #expect(!FileManager.default.fileExists(atPath: db.path + "-wal"))
+        }
+    }
+
+    @Test func uncreatableDatabasePaths() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("file.txt")
+        try Data("x\n".utf8).write(to: file)
+        var paths = [file.appendingPathComponent("x.db").path, dir.appendingPathComponent("missing/x.db").path]
+        if FileManager.default.fileExists(atPath: "/proc/self") { paths.append("/proc/vinyard-test.db") }
+        if getuid() != 0 {
+            let locked = dir.appendingPathComponent("locked")
+            try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
+            try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked.path)
+            defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked.path) }
+            paths.append(locked.appendingPathComponent("x.db").path)
+        } else {
+            print("note: running as root, the read-only directory case (chmod 0o555) is not enforced; skipped")
+        }
+        for path in paths {
+            let r = try runVinyard(["import", sample("fleet.csv"), "--db", path], timeout: 30)
+            expectCleanExit(r, path)
+            #expect(r.status == 73 || r.status == 74, "\(path): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(path), "\(r.stderr)")
+            #expect(r.stderr.hasPrefix("error: "), "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+        let underFile = try runVinyard(["import", sample("fleet.csv"), "--db", paths[0]], timeout: 30)
+        #expect(underFile.stderr.contains("is a file, not a directory"), "\(underFile.stderr)")
+    }
+}
+
+// MARK: - Hostile inputs
+
+/// One hostile input: a file name, how to make its bytes, and what `validate` must do with it.
+struct HostileInput: CustomTestStringConvertible, Sendable {
+    var name: String
+    var status: Int32
+    /// Texts stderr (for exits 64/65) or the text report (for 0/1) must contain; `{}` is the path.
+    var mentions: [String]
+    var read: Int? = nil
+    var findings: [String: Int] = [:]
+    /// A query on the imported database and the text it must return.
+    var stored: (sql: String, value: String)? = nil
+    var make: @Sendable () -> Data
+    var testDescription: String { name }
+}
+
+let fleetGzip: Data = {
+    // Many copies so the stream is longer than one read buffer.
+    let csv = (try? Data(contentsOf: URL(fileURLWithPath: sample("fleet.csv")))) ?? Data()
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("vinyard-gz-\(UUID().uuidString)")
+    var body = csv
+    let rows = csv.split(separator: UInt8(ascii: "\n")).dropFirst()
+    for _ in 0..<200 { for row in rows { body.append(contentsOf: row); body.append(UInt8(ascii: "\n")) } }
+    defer { try? FileManager.default.removeItem(at: path) }
+    guard (try? body.write(to: path)) != nil else { return Data() }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", "gzip -9 -c '\(path.path)'"]
+    let out = Pipe()
+    process.standardOutput = out
+    guard (try? process.run()) != nil else { return Data() }
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return data
+}()
+
+let hostileInputs: [HostileInput] = [
+    HostileInput(name: "truncated.csv.gz", status: 65, mentions: ["{}", "byte", "truncated"]) {
+        fleetGzip.prefix(fleetGzip.count / 2)
+    },
+    HostileInput(name: "corrupt.csv.gz", status: 65, mentions: ["{}", "byte"]) {
+        var d = fleetGzip
+        let mid = d.count / 2
+        for i in mid..<min(mid + 24, d.count) { d[i] ^= 0x5A }
+        return d
+    },
+    HostileInput(name: "garbage.dat", status: 65, mentions: ["{}", "binary"]) {
+        var rng = SplitMix64(seed: 42)
+        return Data((0..<65_536).map { i in i % 97 == 0 ? 0 : UInt8(truncatingIfNeeded: rng.next()) })
+    },
+    HostileInput(name: "garbage.json", status: 65, mentions: ["{}:1:"]) {
+        var rng = SplitMix64(seed: 43)
+        return Data([UInt8(ascii: "[")] + (0..<65_536).map { i in i % 97 == 0 ? 0 : UInt8(truncatingIfNeeded: rng.next()) })
+    },
+    HostileInput(
+        name: "excel-1252.csv", status: 0, mentions: ["{}:2", "{}:3"], read: 2, findings: ["row.encoding": 2],
+        stored: ("SELECT group_concat(color, '|') FROM (SELECT color FROM vehicles ORDER BY vin)", "Weiß|Grün")
+    ) {
+        // "Grün", "Weiß" in Windows-1252: ü = 0xFC, ß = 0xDF.
+        Data("vin,make,model,color\n1HGCM82633A004352,Honda,Accord,Gr".utf8) + Data([0xFC])
+            + Data("n\n1FTFW1E57KFA14352,Ford,F-150,Wei".utf8) + Data([0xDF]) + Data("\n".utf8)
+    },
+    HostileInput(
+        name: "huge-field.csv", status: 0, mentions: ["{}"], read: 2,
+        stored: ("SELECT max(length(notes)) FROM vehicles", String(30 * 1024 * 1024))
+    ) {
+        Data("vin,make,model,notes\n1HGCM82633A004352,Honda,Accord,".utf8)
+            + Data(repeating: UInt8(ascii: "x"), count: 30 * 1024 * 1024)
+            + Data("\n1FTFW1E57KFA14352,Ford,F-150,ok\n".utf8)
+    },
+    HostileInput(name: "wide.csv", status: 0, mentions: ["{}"], read: 2) {
+        let extra = (0..<9_997).map { "c\($0)" }.joined(separator: ",")
+        let values = String(repeating: ",v", count: 9_997)
+        return Data(
+            ("vin,make,model," + extra + "\n1HGCM82633A004352,Honda,Accord" + values + "\n1FTFW1E57KFA14352,Ford,F-150"
+                + values + "\n").utf8)
+    },
+    HostileInput(name: "deep.json", status: 65, mentions: ["{}:1:", "nesting"]) {
+        Data(repeating: UInt8(ascii: "["), count: 100_000) + Data(repeating: UInt8(ascii: "]"), count: 100_000)
+    },
+    HostileInput(name: "deep-object.json", status: 65, mentions: ["{}:1:", "nesting"]) {
+        Data((String(repeating: #"{"a":"#, count: 100_000) + "1" + String(repeating: "}", count: 100_000)).utf8)
+    },
+    HostileInput(name: "empty.csv", status: 0, mentions: ["{}"], read: 0) { Data() },
+    HostileInput(name: "empty.json", status: 65, mentions: ["{}:1:1", "empty"]) { Data() },
+    HostileInput(name: "empty.jsonl", status: 0, mentions: ["{}"], read: 0) { Data() },
+    HostileInput(name: "header-only.csv", status: 0, mentions: ["{}"], read: 0) { Data("vin,make,model\r\n".utf8) },
+    HostileInput(name: "bom-only.csv", status: 0, mentions: ["{}"], read: 0) { Data([0xEF, 0xBB, 0xBF]) },
+    HostileInput(name: "crlf-only.csv", status: 0, mentions: ["{}"], read: 0) {
+        Data(String(repeating: "\r\n", count: 50).utf8)
+    },
+    HostileInput(name: "all-broken.jsonl", status: 1, mentions: ["{}:1", "{}:5"], read: 5) {
+        Data((1...5).map { #"{"vin": "1HGCM82633A00435\#($0)", "make": broken"# + "\n" }.joined().utf8)
+    },
+    HostileInput(name: "unterminated-quote.csv", status: 65, mentions: ["{}:2", "unterminated"]) {
+        Data("vin,make\n\"1HGCM82633A004352,Honda\n".utf8) + Data(repeating: UInt8(ascii: "y"), count: 100_000)
+    },
+]
+
+@Suite struct HostileInputTests {
+    @Test(arguments: hostileInputs)
+    func validateAndImport(_ input: HostileInput) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent(input.name).path
+        try input.make().write(to: URL(fileURLWithPath: path))
+        let mentions = input.mentions.map { $0.replacingOccurrences(of: "{}", with: path) }
+
+        let v = try runVinyard(["validate", path, "--report", "json", "--quiet"], timeout: 30)
+        expectCleanExit(v, "validate \(input.name)")
+        #expect(v.status == input.status, "validate: \(v.status) \(v.stderr)")
+        // Messages name the file (and line) on stderr for errors, in the report (inputs, finding
+        // examples) otherwise.
+        let text = input.status >= 64 ? v.stderr : v.stdout.replacingOccurrences(of: "\\/", with: "/")
+        for m in mentions { #expect(text.contains(m), "'\(m)' missing from: \(text.prefix(600))") }
+        if input.status < 64 {
+            let report = try ParsedReport(v)
+            #expect(report.invariantHolds)
+            if let read = input.read { #expect(report.int("read") == read) }
+            for (code, n) in input.findings { #expect(report.findings[code] == n, "\(code)") }
+        }
+
+        let db = dir.appendingPathComponent("x.db").path
+        let i = try runVinyard(["import", path, "--db", db, "--report", "json", "--quiet"], timeout: 30)
+        expectCleanExit(i, "import \(input.name)")
+        #expect(i.status == (input.status == 1 ? 0 : input.status), "import: \(i.status) \(i.stderr)")
+        if i.status == 0 {
+            let report = try ParsedReport(i)
+            #expect(report.invariantHolds)
+            let state = try DatabaseState(db)
+            #expect(state.count("vehicles") + state.count("locations") == report.int("inserted"), "\(state)")
+            #expect(state.count("rejects") == report.int("rejected"), "\(state)")
+            if let (sql, value) = input.stored {
+                #expect(try VinyardStore(path: db, readOnly: true).connection.scalarText(sql) == value, "\(sql)")
+            }
+        } else if FileManager.default.fileExists(atPath: db) {
+            #expect(try DatabaseState(db).count("import_runs") == 0)
+        }
+    }
+}
+
+// MARK: - Mutated samples
+
+/// A mutated copy of a sample: byte flips, insertions, deletions or a truncation, from a seed.
+struct Mutant: CustomTestStringConvertible, Sendable {
+    var number: Int
+    var sampleName: String { allSampleNames[number % allSampleNames.count] }
+    var kind: String { ["flip", "insert", "delete", "truncate"][(number / allSampleNames.count) % 4] }
+    var testDescription: String { "#\(number) \(kind) \(sampleName)" }
+
+    func bytes() throws -> Data {
+        var data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: sample(sampleName))))
+        var rng = SplitMix64(seed: UInt64(number) &* 7_919 &+ 1)
+        func position() -> Int { Int(rng.next() % UInt64(max(data.count, 1))) }
+        let edits = 1 + Int(rng.next() % 6)
+        switch kind {
+        case "flip":
+            for _ in 0..<edits where !data.isEmpty { data[position()] ^= UInt8(1 + rng.next() % 255) }
+        case "insert":
+            let pool: [UInt8] = Array(",;\"\n\r{}[]:\\ \t0".utf8) + [0x00, 0xC3, 0xFF, 0xE2, 0x80]
+            for _ in 0..<edits {
+                let b = rng.next() % 2 == 0 ? pool[Int(rng.next() % UInt64(pool.count))] : UInt8(truncatingIfNeeded: rng.next())
+                data.insert(b, at: position())
+            }
+        case "delete":
+            for _ in 0..<edits where !data.isEmpty {
+                let start = position()
+                data.removeSubrange(start..<min(data.count, start + 1 + Int(rng.next() % 16)))
+            }
+        default:
+            data = Array(data.prefix(position()))
+        }
+        return Data(data)
+    }
+}
+
+let allSampleNames = [
+    "fleet.csv", "fleet-export.csv.gz", "fleet.jsonl", "random-vehicle.json", "autoscout.json", "fleet-record.json",
+    "locations.json",
+]
+
+@Suite struct MutatedSampleTests {
+    @Test(arguments: (0..<60).map(Mutant.init(number:)))
+    func mutantIsHandled(_ mutant: Mutant) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("m\(mutant.number)-\(mutant.sampleName)").path
+        try mutant.bytes().write(to: URL(fileURLWithPath: path))
+        let db = dir.appendingPathComponent("m.db").path
+        for (command, args) in [("validate", ["validate", path]), ("import", ["import", path, "--db", db])] {
+            let r = try runVinyard(args + ["--report", "json", "--quiet"], timeout: 30)
+            let label = "\(command) \(mutant.testDescription)"
+            expectCleanExit(r, label)
+            switch r.status {
+            case 0, 1:
+                #expect(command == "validate" || r.status == 0, "\(label): import without --strict exits 1")
+                let report = try ParsedReport(r)
+                #expect(report.invariantHolds, "\(label): \(r.stdout)")
+                if command == "import" {
+                    let state = try DatabaseState(db)
+                    #expect(state.count("vehicles") + state.count("locations") == report.int("inserted"), "\(label) \(state)")
+                    #expect(state.count("rejects") == report.int("rejected"), "\(label) \(state)")
+                }
+            case 65:
+                #expect(r.stderr.contains(path), "\(label): \(r.stderr)")
+            case 64:
+                let undetectable = ["cannot tell the source", "several sources", "cannot tell the delimiter"]
+                #expect(undetectable.contains { r.stderr.contains($0) }, "\(label): 64 without a detection error: \(r.stderr)")
+                #expect(r.stderr.contains(path), "\(label): \(r.stderr)")
+            default:
+                Issue.record("\(label): exit \(r.status): \(r.stderr)")
+            }
+        }
+    }
+}
+
+// MARK: - Paths with spaces and non-ASCII characters
+
+@Suite struct UnusualPathTests {
+    @Test func spacesAndUmlautsInPaths() throws {
+        let root = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let dir = root.appendingPathComponent("Fahrzeuge Überblick")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let input = dir.appendingPathComponent("flotte ä.csv").path
+        try FileManager.default.copyItem(atPath: sample("fleet.csv"), toPath: input)
+        let gz = dir.appendingPathComponent("export ß 2024.csv.gz").path
+        try FileManager.default.copyItem(atPath: sample("fleet-export.csv.gz"), toPath: gz)
+        let rejects = dir.appendingPathComponent("zurück an Händler.jsonl").path
+
+        let v = try runVinyard(["validate", input, gz, "--report", "json", "--rejects", rejects], timeout: 30)
+        #expect(v.status == 1, "\(v.stderr)")
+        let report = try ParsedReport(v)
+        #expect(report.inputs.compactMap { $0["name"] as? String } == [input, gz])
+        let lines = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == report.int("rejected"))
+        let named = try lines.map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["_input"] as? String
+        }
+        #expect(Set(named.compactMap { $0 }) == [input, gz])
+
+        let csvRejects = dir.appendingPathComponent("zurück.csv").path
+        #expect(try runVinyard(["validate", input, "--rejects", csvRejects], timeout: 30).status == 1)
+        #expect(try String(contentsOfFile: csvRejects, encoding: .utf8).contains(input))
+
+        let db = dir.appendingPathComponent("flotte ö.db").path
+        let i = try runVinyard(["import", input, gz, "--db", db, "--report", "json"], timeout: 30)
+        #expect(i.status == 0, "\(i.stderr)")
+        #expect(try ParsedReport(i).inputs.compactMap { $0["name"] as? String } == [input, gz])
+        let store = try VinyardStore(path: db, readOnly: true)
+        let runInputs = try #require(try store.connection.scalarText("SELECT inputs FROM import_runs"))
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(runInputs.utf8)) as? [[String: Any]])
+        #expect(parsed.compactMap { $0["name"] as? String } == [input, gz], "\(runInputs)")
+        #expect(try store.connection.scalarInt("SELECT count(DISTINCT input) FROM rejects") == 2)
+        #expect(try store.connection.scalarText("SELECT min(input) FROM rejects") == [input, gz].min())
+        #expect(try store.connection.scalarText("SELECT _input FROM vehicles LIMIT 1").map { [input, gz].contains($0) } == true)
+
+        let out = dir.appendingPathComponent("ausgabe ü.json").path
+        let c = try runVinyard(["convert", input, "-o", out, "--rejects", dir.appendingPathComponent("r ü.csv").path], timeout: 30)
+        #expect(c.status == 0, "\(c.stderr)")
+        let rows = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [[String: Any]]
+        #expect(rows?.count == 15)
+    }
+}
