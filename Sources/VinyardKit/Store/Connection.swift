@@ -22,11 +22,20 @@ public final class Connection {
     public init(path: String, mode: Mode) throws(StoreError) {
         var db: OpaquePointer?
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        var name = path
         switch mode {
-        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .readOnly:
+            flags |= SQLITE_OPEN_READONLY
+            // Reading a WAL database needs its `-shm` file beside it. In a directory we cannot write
+            // (a shared, read-only folder), with no writer active (no `-wal` file), open it as
+            // immutable instead of failing with "attempt to write a readonly database".
+            if let uri = Self.immutableURI(for: path) {
+                name = uri
+                flags |= SQLITE_OPEN_URI
+            }
         case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         }
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let error = StoreError(code: rc, db: db)
             sqlite3_close_v2(db)
@@ -38,6 +47,24 @@ public final class Connection {
     }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// `file:PATH?immutable=1` when `path`'s directory is not writable and no `-wal` file exists;
+    /// nil otherwise.
+    static func immutableURI(for path: String) -> String? {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        guard access(directory, W_OK) != 0, access(path + "-wal", F_OK) != 0 else { return nil }
+        var encoded = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0..<0x21, 0x7F...:
+                encoded += String(format: "%%%02X", byte)
+            default:
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return "file:" + encoded + "?immutable=1"
+    }
 
     /// Runs one or more SQL statements without results. The corresponding C function is `sqlite3_exec`.
     public func execute(_ sql: String) throws(StoreError) {
