@@ -55,7 +55,15 @@ public struct KeyTracker: Sendable {
     /// fills fewer, any difference in the earlier record's values counts (the tracker keeps one
     /// hash per key, not every value).
     public mutating func observe(key: String, signature: Signature, input: Int, line: Int) -> Outcome {
-        let h = KeyHash(key)
+        observe(KeyHash(key), signature: signature, input: input, line: line)
+    }
+
+    /// ``observe(key:signature:input:line:)`` for a key within a table (no string concatenation).
+    public mutating func observe(table: String, key: String, signature: Signature, input: Int, line: Int) -> Outcome {
+        observe(KeyHash(table, key), signature: signature, input: input, line: line)
+    }
+
+    private mutating func observe(_ h: KeyHash, signature: Signature, input: Int, line: Int) -> Outcome {
         let mask = signature.mask
         if let entry = seen[h] {
             let conflict: Bool
@@ -79,12 +87,19 @@ public struct KeyTracker: Sendable {
 struct KeyHash: Hashable, Sendable {
     let value: UInt64
     init(_ key: String) {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in key.utf8 {
+        value = Self.fnv(key, 0xcbf2_9ce4_8422_2325)
+    }
+    /// The hash of `table`, a zero byte, then `key`.
+    init(_ table: String, _ key: String) {
+        value = Self.fnv(key, Self.fnv(table, 0xcbf2_9ce4_8422_2325) &* 0x0000_0100_0000_01B3)
+    }
+    private static func fnv(_ s: String, _ seed: UInt64) -> UInt64 {
+        var h = seed
+        for byte in s.utf8 {
             h ^= UInt64(byte)
             h = h &* 0x0000_0100_0000_01B3
         }
-        value = h
+        return h
     }
 }
 

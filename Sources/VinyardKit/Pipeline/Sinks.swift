@@ -5,6 +5,9 @@ public final class ValidationSink: RecordSink {
     private var tracker = KeyTracker()
     private let rejects: RejectsWriter?
     private var inputNumbers: [String: Int] = [:]
+    private var scratch = KeyTracker.Signature(fieldHashes: [])
+    private var counted: [Bool] = []
+    private var countedSchema = ""
 
     public init(rejects: RejectsWriter? = nil) {
         self.rejects = rejects
@@ -14,7 +17,7 @@ public final class ValidationSink: RecordSink {
         guard let key = record.key else { return WriteResult(outcome: .rejected) }
         let input = inputNumber(record.provenance.input)
         let outcome = tracker.observe(
-            key: schema.name + "\u{0}" + key, signature: Self.signature(record.values, schema: schema), input: input,
+            table: schema.name, key: key, signature: signature(record.values, schema: schema), input: input,
             line: record.provenance.line)
         switch outcome {
         case .new:
@@ -49,18 +52,46 @@ public final class ValidationSink: RecordSink {
     }
 
     /// Per-field hashes of the values that count for a conflict (see ``ConflictRule``); zero for
-    /// an empty field or one that does not count.
-    static func signature(_ values: [FieldValue?], schema: Schema) -> KeyTracker.Signature {
-        var hashes = [UInt64](repeating: 0, count: values.count)
-        for (i, v) in values.enumerated() {
-            guard let v, i < schema.fields.count, ConflictRule.counts(field: schema.fields[i].name) else { continue }
-            if case .text(let s) = v, s.isEmpty { continue }
-            var hasher = Hasher()
-            hasher.combine(i)
-            hasher.combine(v)
-            hashes[i] = UInt64(bitPattern: Int64(hasher.finalize())) | 1
+    /// an empty field or one that does not count. Reuses one buffer: no allocation per record.
+    private func signature(_ values: [FieldValue?], schema: Schema) -> KeyTracker.Signature {
+        if countedSchema != schema.name {
+            counted = schema.fields.map { ConflictRule.counts(field: $0.name) }
+            countedSchema = schema.name
         }
-        return KeyTracker.Signature(fieldHashes: hashes)
+        scratch.fieldHashes.removeAll(keepingCapacity: true)
+        for (i, v) in values.enumerated() {
+            guard let v, i < counted.count, counted[i] else {
+                scratch.fieldHashes.append(0)
+                continue
+            }
+            scratch.fieldHashes.append(Self.fieldHash(v, index: i))
+        }
+        return scratch
+    }
+
+    /// A 64-bit hash of one value, never zero (zero marks an empty field); an empty text is empty.
+    static func fieldHash(_ value: FieldValue, index: Int) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325 ^ (UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15)
+        func mix(_ x: UInt64) {
+            h = (h ^ x) &* 0x0000_0100_0000_01B3
+            h ^= h >> 32
+        }
+        switch value {
+        case .text(var s):
+            if s.isEmpty { return 0 }
+            mix(1)
+            s.withUTF8 { for b in $0 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 } }
+        case .integer(let i):
+            mix(2)
+            mix(UInt64(bitPattern: i))
+        case .real(let d):
+            mix(3)
+            mix(d == 0 ? 0 : d.bitPattern)
+        case .bool(let b):
+            mix(4)
+            mix(b ? 1 : 0)
+        }
+        return h | 1
     }
 }
 
