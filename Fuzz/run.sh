@@ -8,7 +8,8 @@
 #
 #   bash Fuzz/run.sh 120            # every harness, two minutes each
 #   bash Fuzz/run.sh 30 csv json    # two harnesses
-#   RUNS=1000000 bash Fuzz/run.sh   # a fixed number of executions instead of a time limit
+#   RUNS=1000000 bash Fuzz/run.sh 0      # a fixed number of executions instead of a time limit
+#   RUNS=1000000 bash Fuzz/run.sh 600 vin  # one million executions or ten minutes, whichever first
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -37,7 +38,11 @@ for h in "${harnesses[@]}"; do
     seeds=()
     [ -d "Fuzz/seeds/$h" ] && seeds+=("Fuzz/seeds/$h")
     limit=(-max_total_time="$seconds")
-    [ -n "${RUNS:-}" ] && limit=(-runs="$RUNS")
+    # RUNS alone: a fixed number of executions; RUNS with SECONDS > 0: whichever comes first.
+    if [ -n "${RUNS:-}" ]; then
+        limit=(-runs="$RUNS")
+        [ "$seconds" -gt 0 ] && limit+=(-max_total_time="$seconds")
+    fi
     echo "== $h: fuzzing (${RUNS:-$seconds s})"
     "$bin" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
         -artifact_prefix="$crashes/" "$corpus" "${seeds[@]}" > "$out/$h.log" 2>&1
