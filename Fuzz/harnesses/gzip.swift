@@ -34,7 +34,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     do {
         let sink = Sink()
-        for part in [payload, Array(payload.prefix(Int(input.control)))] where input.control & 1 != 0 || part == payload {
+        let parts = input.control & 1 != 0 ? [payload, Array(payload.prefix(Int(input.control)))] : [payload]
+        for part in parts {
             let gz = try GzipByteSink(sink: sink)
             try part.withUnsafeBytes { try gz.write($0) }
             try gz.close()
