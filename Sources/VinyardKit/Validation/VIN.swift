@@ -78,7 +78,8 @@ public enum VINEngine {
             }
         }
         if other {
-            return raw.filter { !$0.isWhitespace && $0 != "-" }.uppercased()
+            // The same dashes as above: whichever path runs, normalize(normalize(x)) == normalize(x).
+            return raw.filter { !$0.isWhitespace && $0 != "-" && $0 != "\u{2010}" && $0 != "\u{2013}" }.uppercased()
         }
         return String(decoding: bytes, as: UTF8.self)
     }
