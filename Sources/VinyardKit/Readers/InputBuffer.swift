@@ -49,15 +49,23 @@ final class InputBuffer {
             }
             storage += [UInt8](repeating: 0, count: storage.count)
         }
-        let n = try storage.withUnsafeMutableBytes { raw in
-            try source.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[end...]))
-        }
-        if n == 0 {
-            eof = true
-            return false
-        }
-        end += n
-        return true
+        // Readers rescan the unconsumed record after a fill: read at least as many new bytes as
+        // are already held (or until the window is full, or the end), so a large record arriving
+        // in small pieces (a pipe) costs O(n) rescans in all, not O(n²).
+        let held = end
+        var added = 0
+        repeat {
+            let n = try storage.withUnsafeMutableBytes { raw in
+                try source.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[end...]))
+            }
+            if n == 0 {
+                eof = true
+                break
+            }
+            end += n
+            added += n
+        } while added < held && end < storage.count
+        return added > 0
     }
 
     /// Fills until at least `count` bytes are available or the input ends.
