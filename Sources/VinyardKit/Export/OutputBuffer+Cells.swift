@@ -72,29 +72,6 @@ extension OutputBuffer {
 
     /// Appends UTF-8 bytes as a JSON string literal (see ``appendJSONString(_:)``).
     mutating func appendJSONString(bytes u: UnsafeRawBufferPointer) {
-        bytes.append(UInt8(ascii: "\""))
-        var runStart = 0
-        for i in 0..<u.count {
-            let c = u[i]
-            if c >= 0x20 && c != UInt8(ascii: "\"") && c != UInt8(ascii: "\\") { continue }
-            append(bytes: UnsafeRawBufferPointer(rebasing: u[runStart..<i]))
-            runStart = i + 1
-            switch c {
-            case UInt8(ascii: "\""): append("\\\"" as StaticString)
-            case UInt8(ascii: "\\"): append("\\\\" as StaticString)
-            case 0x0A: append("\\n" as StaticString)
-            case 0x0D: append("\\r" as StaticString)
-            case 0x09: append("\\t" as StaticString)
-            case 0x08: append("\\b" as StaticString)
-            case 0x0C: append("\\f" as StaticString)
-            default:
-                let hex: StaticString = "0123456789abcdef"
-                append("\\u00" as StaticString)
-                bytes.append(hex.utf8Start[Int(c >> 4)])
-                bytes.append(hex.utf8Start[Int(c & 0xF)])
-            }
-        }
-        append(bytes: UnsafeRawBufferPointer(rebasing: u[runStart..<u.count]))
-        bytes.append(UInt8(ascii: "\""))
+        JSONEscaping.appendQuoted(u.assumingMemoryBound(to: UInt8.self), to: &bytes)
     }
 }

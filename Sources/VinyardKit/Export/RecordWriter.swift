@@ -62,33 +62,7 @@ struct OutputBuffer {
     /// Appends `s` as a JSON string literal: quotes, backslashes and control characters escaped,
     /// everything else (non-ASCII included) kept as UTF-8.
     mutating func appendJSONString(_ s: String) {
-        bytes.append(UInt8(ascii: "\""))
-        var s = s
-        s.withUTF8 { u in
-            var runStart = 0
-            for i in 0..<u.count {
-                let c = u[i]
-                if c >= 0x20 && c != UInt8(ascii: "\"") && c != UInt8(ascii: "\\") { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[runStart..<i]))
-                runStart = i + 1
-                switch c {
-                case UInt8(ascii: "\""): append("\\\"" as StaticString)
-                case UInt8(ascii: "\\"): append("\\\\" as StaticString)
-                case 0x0A: append("\\n" as StaticString)
-                case 0x0D: append("\\r" as StaticString)
-                case 0x09: append("\\t" as StaticString)
-                case 0x08: append("\\b" as StaticString)
-                case 0x0C: append("\\f" as StaticString)
-                default:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    append("\\u00" as StaticString)
-                    bytes.append(hex[Int(c >> 4)])
-                    bytes.append(hex[Int(c & 0xF)])
-                }
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[runStart..<u.count]))
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONEscaping.appendQuoted(s, to: &bytes)
     }
 
     /// Appends a raw value as JSON. Nesting is bounded by the reader's depth limit.
