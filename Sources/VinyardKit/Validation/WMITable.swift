@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One World Manufacturer Identifier from the offline table (NHTSA vPIC plus a supplement).
 public struct WMIEntry: Sendable, Hashable {
     /// The three-character WMI, or six characters (positions 1-3 and 12-14) for low-volume makers.
@@ -49,6 +51,30 @@ struct WMIRuleSet: Sendable {
     var makes: [String]
 }
 
+/// The compiled make rules by entry position in ``WMITable/Index/list``, each compiled on first
+/// use (thread-safe): a run pays only for the multi-brand WMIs its VINs use.
+final class LazyRuleSets: Sendable {
+    /// Byte ranges of each entry's lines in ``WMIData/rules``; empty for none.
+    private let ranges: [[Range<Int>]]
+    /// nil: not compiled yet; `.some(nil)`: no rules.
+    private let sets: Mutex<[WMIRuleSet??]>
+
+    init(ranges: [[Range<Int>]]) {
+        self.ranges = ranges
+        sets = Mutex([WMIRuleSet??](repeating: nil, count: ranges.count))
+    }
+
+    subscript(_ entryIndex: Int) -> WMIRuleSet? {
+        guard entryIndex >= 0, entryIndex < ranges.count, !ranges[entryIndex].isEmpty else { return nil }
+        return sets.withLock { sets -> WMIRuleSet? in
+            if let done = sets[entryIndex] { return done }
+            let set = WMITable.compileRules(ranges[entryIndex])
+            sets[entryIndex] = .some(set)
+            return set
+        }
+    }
+}
+
 /// The lazily parsed WMI table (``WMIData``): parsed once, on first use, thread-safe.
 enum WMITable {
     /// 0-9 → 0-9, A-Z → 10-35, `|` → 36; 255 for anything else.
@@ -92,12 +118,14 @@ enum WMITable {
     /// Calls `body` with each non-empty line of `text` (split at `\n`).
     private static func forEachLine(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         var text = text
-        text.withUTF8 { all in
-            var start = 0
-            for i in 0...all.count where i == all.count || all[i] == 0x0A {
-                if i > start { body(UnsafeBufferPointer(rebasing: all[start..<i])) }
-                start = i + 1
-            }
+        text.withUTF8 { forEachLine($0, body) }
+    }
+
+    private static func forEachLine(_ all: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var start = 0
+        for i in 0...all.count where i == all.count || all[i] == 0x0A {
+            if i > start { body(UnsafeBufferPointer(rebasing: all[start..<i])) }
+            start = i + 1
         }
     }
 
@@ -109,7 +137,7 @@ enum WMITable {
         var list: [WMIEntry] = []
         var three: [Int16] = []
         var six: [UInt64: Int16] = [:]
-        var ruleSets: [WMIRuleSet?] = []
+        var ruleSets = LazyRuleSets(ranges: [])
         /// The ISO country name of each entry's country code.
         var countryNames: [String?] = []
     }
@@ -117,7 +145,8 @@ enum WMITable {
     static let index: Index = {
         let ix = Index()
         ix.three = [Int16](repeating: 0, count: 36 * 36 * 36)
-        let sets = compiledRuleSets()
+        let ranges = ruleRanges()
+        var entryRanges: [[Range<Int>]] = []
         for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
             let b = Array(key.utf8)
             ix.list.append(entry)
@@ -128,8 +157,9 @@ enum WMITable {
             } else if b.count == 6, let k = b.withUnsafeBufferPointer({ key6($0) }) {
                 ix.six[k] = position
             }
-            ix.ruleSets.append(entry.makes.count > 1 ? sets[key] : nil)
+            entryRanges.append(entry.makes.count > 1 ? ranges[key] ?? [] : [])
         }
+        ix.ruleSets = LazyRuleSets(ranges: entryRanges)
         return ix
     }()
 
@@ -166,46 +196,71 @@ enum WMITable {
         return p == 0 ? nil : Int(p) - 1
     }
 
-    /// The make rules of ``WMIData/rules`` compiled straight from the bytes, by WMI: the same rule
-    /// sets as compiling ``rules`` (makes in order of first appearance, rules in file order), in
-    /// a few milliseconds instead of the ~0.15 s that parsing them as Strings took.
-    static func compiledRuleSets() -> [String: WMIRuleSet] {
-        var result: [String: WMIRuleSet] = [:]
-        var currentWMI: [UInt8] = []
-        var currentKey = ""
-        var current = WMIRuleSet(rules: [], makes: [])
-        func flush() {
-            if !current.rules.isEmpty { result[currentKey] = current }
-        }
-        var masks: [UInt64] = []
-        masks.reserveCapacity(16)
-        forEachLine(WMIData.rules) { line in
-            // WMI | pattern (may itself contain one `|`) | years | make
-            guard let first = line.firstIndex(of: UInt8(ascii: "|")), let last = line.lastIndex(of: UInt8(ascii: "|")),
-                last > first, let yearsBar = line[..<last].lastIndex(of: UInt8(ascii: "|")), yearsBar > first
-            else { return }
-            guard let (y0, y1) = parseYears(UnsafeBufferPointer(rebasing: line[(yearsBar + 1)..<last])),
-                compilePattern(UnsafeBufferPointer(rebasing: line[(first + 1)..<yearsBar]), into: &masks)
-            else { return }
-            let wmi = UnsafeBufferPointer(rebasing: line[..<first])
-            if !wmi.elementsEqual(currentWMI) {
-                flush()
-                currentWMI = Array(wmi)
-                currentKey = String(decoding: wmi, as: UTF8.self)
-                current = result[currentKey] ?? WMIRuleSet(rules: [], makes: [])
+    /// Where each WMI's lines lie in ``WMIData/rules`` (byte ranges; the file is sorted by WMI, so
+    /// usually one range). One pass over the bytes: the rules themselves are compiled per WMI on
+    /// first use (``LazyRuleSets``), so a run pays only for the multi-brand WMIs it meets.
+    static func ruleRanges() -> [String: [Range<Int>]] {
+        var result: [String: [Range<Int>]] = [:]
+        var rules = WMIData.rules
+        rules.withUTF8 { all in
+            var groupStart = 0, groupEnd = 0
+            var groupWMI = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+            func flush() {
+                if groupEnd > groupStart { result[String(decoding: groupWMI, as: UTF8.self), default: []].append(groupStart..<groupEnd) }
             }
-            let make = UnsafeBufferPointer(rebasing: line[(last + 1)...])
-            let m: Int
-            if let i = current.makes.firstIndex(where: { $0.utf8.elementsEqual(make) }) {
-                m = i
-            } else {
-                current.makes.append(String(decoding: make, as: UTF8.self))
-                m = current.makes.count - 1
+            var start = 0
+            for i in 0...all.count where i == all.count || all[i] == 0x0A {
+                defer { start = i + 1 }
+                guard i > start else { continue }
+                let line = UnsafeBufferPointer(rebasing: all[start..<i])
+                let wmi = UnsafeBufferPointer(rebasing: line[..<(line.firstIndex(of: UInt8(ascii: "|")) ?? line.count)])
+                if !wmi.elementsEqual(groupWMI) {
+                    flush()
+                    groupWMI = wmi
+                    groupStart = start
+                }
+                groupEnd = i
             }
-            current.rules.append(CompiledMakeRule(masks: masks, fromYear: y0, toYear: y1, make: m))
+            flush()
         }
-        flush()
         return result
+    }
+
+    /// Compiles the rule lines in `ranges` of ``WMIData/rules`` (one WMI's): the same rule set as
+    /// compiling ``rules`` for it (makes in order of first appearance, rules in file order); nil
+    /// when no line parses.
+    static func compileRules(_ ranges: [Range<Int>]) -> WMIRuleSet? {
+        var set = WMIRuleSet(rules: [], makes: [])
+        var masks: [UInt64] = []
+        var rules = WMIData.rules
+        rules.withUTF8 { all in
+            for range in ranges where range.lowerBound >= 0 && range.upperBound <= all.count {
+                forEachLine(UnsafeBufferPointer(rebasing: all[range])) { line in
+                    // WMI | pattern (may itself contain one `|`) | years | make
+                    guard let first = line.firstIndex(of: UInt8(ascii: "|")),
+                        let last = line.lastIndex(of: UInt8(ascii: "|")), last > first,
+                        let yearsBar = line[..<last].lastIndex(of: UInt8(ascii: "|")), yearsBar > first,
+                        let (y0, y1) = parseYears(UnsafeBufferPointer(rebasing: line[(yearsBar + 1)..<last])),
+                        compilePattern(UnsafeBufferPointer(rebasing: line[(first + 1)..<yearsBar]), into: &masks)
+                    else { return }
+                    let make = UnsafeBufferPointer(rebasing: line[(last + 1)...])
+                    let m: Int
+                    if let i = set.makes.firstIndex(where: { $0.utf8.elementsEqual(make) }) {
+                        m = i
+                    } else {
+                        set.makes.append(String(decoding: make, as: UTF8.self))
+                        m = set.makes.count - 1
+                    }
+                    set.rules.append(CompiledMakeRule(masks: masks, fromYear: y0, toYear: y1, make: m))
+                }
+            }
+        }
+        return set.rules.isEmpty ? nil : set
+    }
+
+    /// Every WMI's compiled rule set (for tests and tools; a run compiles lazily).
+    static func compiledRuleSets() -> [String: WMIRuleSet] {
+        ruleRanges().compactMapValues(compileRules)
     }
 
     /// `from-to`, both decimal.
