@@ -38,6 +38,9 @@ public final class Pipeline {
     private var mappers: [String: Mapper] = [:]
     private let vinChecker = VINChecker()
     private var makeMatchCache: [MakeMatchKey: Bool?] = [:]
+    /// `vin_model_years` text by position-10 code (the current year is fixed per pipeline):
+    /// built once per code instead of once per row.
+    private var modelYearsTexts = [String??](repeating: nil, count: 256)
 
     /// A declared make, the make decoded from the VIN (pattern rules for multi-brand WMIs already
     /// read the VDS) and the WMI, whose manufacturer and make list decide the match.
@@ -99,7 +102,15 @@ public final class Pipeline {
             report.inputs.append(input)
         }
         var records = 0
-        while let item = try reader.next() {
+        // One record reused from row to row (see ``Mapper/map(_:into:)``).
+        var record = CanonicalRecord(
+            values: [], key: nil, provenance: Provenance(input: path, line: 0), findings: [],
+            raw: RawRecord(fields: [], provenance: Provenance(input: path, line: 0)))
+        while true {
+            // Let go of the previous row's fields first: the reader reuses their storage when
+            // nothing else holds it.
+            record.raw.fields = []
+            guard let item = try reader.next() else { break }
             records += 1
             input.read += 1
             report.read += 1
@@ -122,7 +133,7 @@ public final class Pipeline {
                     input.source = mapping.name
                 }
                 guard let mapper else { continue }
-                var record = mapper.map(raw)
+                mapper.map(raw, into: &record)
                 checkVIN(&record, mapper: mapper)
                 let source = mapper.mapping.name
                 for finding in record.findings { report.count(finding, vin: vinText(record, mapper)) }
@@ -165,9 +176,15 @@ public final class Pipeline {
             record.findings.append(finding)
         }
         guard check.valid else { return }
+        let yearsText: String?
+        if let cached = modelYearsTexts[Int(check.yearCode)] {
+            yearsText = cached
+        } else {
+            yearsText = Mapper.modelYearsText(check.modelYears)
+            modelYearsTexts[Int(check.yearCode)] = .some(yearsText)
+        }
         mapper.setVINDecoding(
-            &record, manufacturer: check.manufacturer, country: check.country, modelYears: check.modelYears)
-        // (modelYears is at most two or three years: cheap.)
+            &record, manufacturer: check.manufacturer, country: check.country, modelYearsText: yearsText)
         // Cross-checks (warnings): the make and model year written beside the VIN.
         if let i = known.make, case .text(let declared)? = record.values[i], let decoded = check.make,
             !makeMatches(declared: declared, decoded: decoded, vin: vin)

@@ -28,6 +28,8 @@ public final class CSVReader: RecordReader {
     // Per-record scratch, reused.
     private var spans = FieldSpans()
     private var scratch: [UInt8] = []
+    /// The last record's fields: their storage is reused when the caller has let go of them.
+    private var lastFields: [RawField] = []
 
     /// Where each field of the scanned record lies in the buffer.
     private struct FieldSpans {
@@ -256,7 +258,9 @@ public final class CSVReader: RecordReader {
                 isUTF8 = TextDecoding.isValidUTF8(record)
                 flagged = !isUTF8 && encoding != .windows1252
             }
-            var fields: [RawField] = []
+            var fields = self.lastFields
+            self.lastFields = []
+            fields.removeAll(keepingCapacity: true)
             fields.reserveCapacity(spans.count)
             let nameCount = names?.count ?? 0
             for f in 0..<spans.count {
@@ -304,6 +308,7 @@ public final class CSVReader: RecordReader {
                 }
                 fields.append(RawField(name, .string(value)))
             }
+            self.lastFields = fields
             return (fields, flagged)
         }
     }

@@ -209,15 +209,33 @@ public final class Mapper {
     /// Maps one raw record. Never throws: whatever is wrong becomes a finding on the record.
     /// - Complexity: O(*f*) for *f* raw fields, after the first record of a layout.
     public func map(_ raw: RawRecord) -> CanonicalRecord {
+        var record = CanonicalRecord(values: [], key: nil, provenance: raw.provenance, findings: [], raw: raw)
+        map(raw, into: &record)
+        return record
+    }
+
+    /// ``map(_:)`` into a record kept by the caller from row to row: its `values` and `findings`
+    /// storage is reused when nothing else holds it (no allocation, and no generic per-element
+    /// destruction of the previous row's values).
+    func map(_ raw: RawRecord, into record: inout CanonicalRecord) {
         let plan = plan(for: raw.fields)
         let known = self.known
         let fieldCount = typers.count
-        // Appending nils runs specialized code (`repeating:` and copying a template go through
+        // Moved out of the record so the storage is uniquely referenced; setting nils (and
+        // appending them) runs specialized code (`repeating:` and copying a template go through
         // per-element generic witnesses).
-        var values: [FieldValue?] = []
-        values.reserveCapacity(fieldCount)
-        for _ in 0..<fieldCount { values.append(nil) }
-        var findings: [Finding] = []
+        var values = record.values
+        record.values = []
+        if values.count == fieldCount {
+            for i in 0..<fieldCount { values[i] = nil }
+        } else {
+            values.removeAll(keepingCapacity: true)
+            values.reserveCapacity(fieldCount)
+            for _ in 0..<fieldCount { values.append(nil) }
+        }
+        var findings = record.findings
+        record.findings = []
+        findings.removeAll(keepingCapacity: true)
         // Which fields had a non-empty source value (local: no exclusivity checks in the loop).
         var touched = FieldSet(count: fieldCount)
         var latitude: CoordinateValidator.CoordinateInput?
@@ -308,7 +326,11 @@ public final class Mapper {
             if findings[i].input == nil { findings[i].input = raw.provenance.input }
             if findings[i].line == nil { findings[i].line = raw.provenance.line }
         }
-        return CanonicalRecord(values: values, key: key, provenance: raw.provenance, findings: findings, raw: raw)
+        record.values = values
+        record.key = key
+        record.provenance = raw.provenance
+        record.findings = findings
+        record.raw = raw
     }
 
     private func coordinate(_ value: RawValue) -> CoordinateValidator.CoordinateInput {
@@ -412,6 +434,19 @@ public final class Mapper {
 
     // MARK: VIN engine hooks
 
+    /// ``setVINDecoding(_:manufacturer:country:modelYears:)`` with the model years already
+    /// written as the stored text (`[1991,2021]`), nil for none.
+    func setVINDecoding(_ record: inout CanonicalRecord, manufacturer: String?, country: String?, modelYearsText: String?) {
+        if let i = known.vinManufacturer { record.values[i] = manufacturer.map(FieldValue.text) }
+        if let i = known.vinCountry { record.values[i] = country.map(FieldValue.text) }
+        if let i = known.vinModelYears { record.values[i] = modelYearsText.map(FieldValue.text) }
+    }
+
+    /// The stored text of a list of model years: `[1991,2021]`; nil for an empty list.
+    static func modelYearsText(_ years: [Int]) -> String? {
+        years.isEmpty ? nil : "[" + years.map(String.init).joined(separator: ",") + "]"
+    }
+
     /// Writes the VIN engine's decoded values into a record of this mapper's schema.
     public func setVINDecoding(
         _ record: inout CanonicalRecord, manufacturer: String?, country: String?, modelYears: [Int]
@@ -419,7 +454,7 @@ public final class Mapper {
         if let i = known.vinManufacturer { record.values[i] = manufacturer.map(FieldValue.text) }
         if let i = known.vinCountry { record.values[i] = country.map(FieldValue.text) }
         if let i = known.vinModelYears {
-            record.values[i] = modelYears.isEmpty ? nil : .text("[" + modelYears.map(String.init).joined(separator: ",") + "]")
+            record.values[i] = Self.modelYearsText(modelYears).map(FieldValue.text)
         }
     }
 }

@@ -530,6 +530,7 @@ public final class ImportSession {
     }
 
     private func addFindings(_ findings: [Finding], table: String, key: String, provenance: Provenance) throws(StoreError) {
+        if findings.isEmpty { return }
         for finding in findings where finding.severity == .warning {
             insertFinding.reset()
             try insertFinding.bind(table, at: 2)

@@ -1,13 +1,21 @@
 /// A small direct-mapped memo of multi-brand makes, keyed by WMI, positions 4-8, 10 and 11 and the model
-/// year (everything vPIC's make patterns look at). Bounded: 4096 slots, no growth.
+/// year (everything vPIC's make patterns look at). Bounded: 65536 slots (640 KB), no growth.
 final class MakeCache {
-    static let slots = 4096
-    private var keys: [UInt64]
-    private var values: [Int16]
+    static let slots = 1 << 16
+    /// Raw storage: no exclusivity checks or array bounds checks on the per-row path.
+    private let keys: UnsafeMutablePointer<UInt64>
+    private let values: UnsafeMutablePointer<Int16>
 
     init() {
-        keys = [UInt64](repeating: .max, count: Self.slots)
-        values = [Int16](repeating: -1, count: Self.slots)
+        keys = .allocate(capacity: Self.slots)
+        keys.initialize(repeating: .max, count: Self.slots)
+        values = .allocate(capacity: Self.slots)
+        values.initialize(repeating: -1, count: Self.slots)
+    }
+
+    deinit {
+        keys.deallocate()
+        values.deallocate()
     }
 
     /// The make for a 17-character VIN whose entry is `entryIndex`; computed once per key.
@@ -29,7 +37,7 @@ final class MakeCache {
         }
         let year = modelYear.map { UInt64(max(0, min(126, $0 - 1980))) } ?? 127
         key = key << 7 | year
-        let slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 52)
+        let slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 48)
         if keys[slot] == key {
             let v = values[slot]
             return v < 0 ? entry.make : set.makes[Int(v)]

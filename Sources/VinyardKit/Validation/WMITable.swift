@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One World Manufacturer Identifier from the offline table (NHTSA vPIC plus a supplement).
 public struct WMIEntry: Sendable, Hashable {
     /// The three-character WMI, or six characters (positions 1-3 and 12-14) for low-volume makers.
@@ -49,6 +51,30 @@ struct WMIRuleSet: Sendable {
     var makes: [String]
 }
 
+/// The compiled make rules by entry position in ``WMITable/Index/list``, each compiled on first
+/// use (thread-safe): a run pays only for the multi-brand WMIs its VINs use.
+final class LazyRuleSets: Sendable {
+    /// Byte ranges of each entry's lines in ``WMIData/rules``; empty for none.
+    private let ranges: [[Range<Int>]]
+    /// nil: not compiled yet; `.some(nil)`: no rules.
+    private let sets: Mutex<[WMIRuleSet??]>
+
+    init(ranges: [[Range<Int>]]) {
+        self.ranges = ranges
+        sets = Mutex([WMIRuleSet??](repeating: nil, count: ranges.count))
+    }
+
+    subscript(_ entryIndex: Int) -> WMIRuleSet? {
+        guard entryIndex >= 0, entryIndex < ranges.count, !ranges[entryIndex].isEmpty else { return nil }
+        return sets.withLock { sets -> WMIRuleSet? in
+            if let done = sets[entryIndex] { return done }
+            let set = WMITable.compileRules(ranges[entryIndex])
+            sets[entryIndex] = .some(set)
+            return set
+        }
+    }
+}
+
 /// The lazily parsed WMI table (``WMIData``): parsed once, on first use, thread-safe.
 enum WMITable {
     /// 0-9 → 0-9, A-Z → 10-35, `|` → 36; 255 for anything else.
@@ -63,18 +89,45 @@ enum WMITable {
     static let entries: [String: WMIEntry] = {
         var result: [String: WMIEntry] = [:]
         result.reserveCapacity(1200)
-        for line in WMIData.table.split(separator: "\n") {
-            let f = line.split(separator: "|", omittingEmptySubsequences: false)
-            guard f.count >= 4 else { continue }
-            let code = String(f[0])
+        // A byte scan (String.split over Characters costs ~40 ms here, paid by every run).
+        forEachLine(WMIData.table) { line in
+            // `WMI|manufacturer|makes|country|flags`: the positions of the bars, plus the end.
+            var bars: [Int] = []
+            for i in line.indices where line[i] == UInt8(ascii: "|") { bars.append(i) }
+            guard bars.count >= 3 else { return }
+            bars.append(line.count)
+            func text(_ from: Int, _ to: Int) -> String {
+                String(decoding: UnsafeBufferPointer(rebasing: line[from..<to]), as: UTF8.self)
+            }
+            let code = text(0, bars[0])
+            var makes: [String] = []
+            var start = bars[1] + 1
+            for i in start...bars[2] where i == bars[2] || line[i] == UInt8(ascii: ",") {
+                if i > start { makes.append(text(start, i)) }
+                start = i + 1
+            }
+            let flags = bars.count > 4 ? UnsafeBufferPointer(rebasing: line[(bars[3] + 1)..<bars[4]]) : UnsafeBufferPointer(rebasing: line[0..<0])
             result[code] = WMIEntry(
-                code: code, manufacturer: String(f[1]),
-                makes: f[2].split(separator: ",").map(String.init),
-                countryCode: f[3].isEmpty ? nil : String(f[3]),
-                heavyTruck: f.count > 4 && f[4].contains("H"))
+                code: code, manufacturer: text(bars[0] + 1, bars[1]), makes: makes,
+                countryCode: bars[3] > bars[2] + 1 ? text(bars[2] + 1, bars[3]) : nil,
+                heavyTruck: flags.contains(UInt8(ascii: "H")))
         }
         return result
     }()
+
+    /// Calls `body` with each non-empty line of `text` (split at `\n`).
+    private static func forEachLine(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var text = text
+        text.withUTF8 { forEachLine($0, body) }
+    }
+
+    private static func forEachLine(_ all: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var start = 0
+        for i in 0...all.count where i == all.count || all[i] == 0x0A {
+            if i > start { body(UnsafeBufferPointer(rebasing: all[start..<i])) }
+            start = i + 1
+        }
+    }
 
     /// Integer-keyed view of ``entries``: `list` holds the entries, `three` maps a three-character WMI
     /// (base-36 index, see ``index3(_:_:_:)``) to its position in `list` + 1 (0 = none), `six` the
@@ -84,7 +137,7 @@ enum WMITable {
         var list: [WMIEntry] = []
         var three: [Int16] = []
         var six: [UInt64: Int16] = [:]
-        var ruleSets: [WMIRuleSet?] = []
+        var ruleSets = LazyRuleSets(ranges: [])
         /// The ISO country name of each entry's country code.
         var countryNames: [String?] = []
     }
@@ -92,6 +145,8 @@ enum WMITable {
     static let index: Index = {
         let ix = Index()
         ix.three = [Int16](repeating: 0, count: 36 * 36 * 36)
+        let ranges = ruleRanges()
+        var entryRanges: [[Range<Int>]] = []
         for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
             let b = Array(key.utf8)
             ix.list.append(entry)
@@ -102,25 +157,9 @@ enum WMITable {
             } else if b.count == 6, let k = b.withUnsafeBufferPointer({ key6($0) }) {
                 ix.six[k] = position
             }
-            if entry.makes.count > 1, let rules = WMITable.rules[key] {
-                var makes: [String] = []
-                var compiled: [CompiledMakeRule] = []
-                for rule in rules {
-                    let m: Int
-                    if let i = makes.firstIndex(of: rule.make) { m = i } else { makes.append(rule.make); m = makes.count - 1 }
-                    let masks = rule.classes.map { allowed -> UInt64 in
-                        guard let allowed else { return ~0 }
-                        var mask: UInt64 = 0
-                        for c in allowed where code[Int(c)] != 255 { mask |= 1 << UInt64(code[Int(c)]) }
-                        return mask
-                    }
-                    compiled.append(CompiledMakeRule(masks: masks, fromYear: rule.fromYear, toYear: rule.toYear, make: m))
-                }
-                ix.ruleSets.append(WMIRuleSet(rules: compiled, makes: makes))
-            } else {
-                ix.ruleSets.append(nil)
-            }
+            entryRanges.append(entry.makes.count > 1 ? ranges[key] ?? [] : [])
         }
+        ix.ruleSets = LazyRuleSets(ranges: entryRanges)
         return ix
     }()
 
@@ -155,6 +194,125 @@ enum WMITable {
         guard let i = index3(b[0], b[1], b[2]) else { return nil }
         let p = ix.three[i]
         return p == 0 ? nil : Int(p) - 1
+    }
+
+    /// Where each WMI's lines lie in ``WMIData/rules`` (byte ranges; the file is sorted by WMI, so
+    /// usually one range). One pass over the bytes: the rules themselves are compiled per WMI on
+    /// first use (``LazyRuleSets``), so a run pays only for the multi-brand WMIs it meets.
+    static func ruleRanges() -> [String: [Range<Int>]] {
+        var result: [String: [Range<Int>]] = [:]
+        var rules = WMIData.rules
+        rules.withUTF8 { all in
+            var groupStart = 0, groupEnd = 0
+            var groupWMI = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+            func flush() {
+                if groupEnd > groupStart { result[String(decoding: groupWMI, as: UTF8.self), default: []].append(groupStart..<groupEnd) }
+            }
+            var start = 0
+            for i in 0...all.count where i == all.count || all[i] == 0x0A {
+                defer { start = i + 1 }
+                guard i > start else { continue }
+                let line = UnsafeBufferPointer(rebasing: all[start..<i])
+                let wmi = UnsafeBufferPointer(rebasing: line[..<(line.firstIndex(of: UInt8(ascii: "|")) ?? line.count)])
+                if !wmi.elementsEqual(groupWMI) {
+                    flush()
+                    groupWMI = wmi
+                    groupStart = start
+                }
+                groupEnd = i
+            }
+            flush()
+        }
+        return result
+    }
+
+    /// Compiles the rule lines in `ranges` of ``WMIData/rules`` (one WMI's): the same rule set as
+    /// compiling ``rules`` for it (makes in order of first appearance, rules in file order); nil
+    /// when no line parses.
+    static func compileRules(_ ranges: [Range<Int>]) -> WMIRuleSet? {
+        var set = WMIRuleSet(rules: [], makes: [])
+        var masks: [UInt64] = []
+        var rules = WMIData.rules
+        rules.withUTF8 { all in
+            for range in ranges where range.lowerBound >= 0 && range.upperBound <= all.count {
+                forEachLine(UnsafeBufferPointer(rebasing: all[range])) { line in
+                    // WMI | pattern (may itself contain one `|`) | years | make
+                    guard let first = line.firstIndex(of: UInt8(ascii: "|")),
+                        let last = line.lastIndex(of: UInt8(ascii: "|")), last > first,
+                        let yearsBar = line[..<last].lastIndex(of: UInt8(ascii: "|")), yearsBar > first,
+                        let (y0, y1) = parseYears(UnsafeBufferPointer(rebasing: line[(yearsBar + 1)..<last])),
+                        compilePattern(UnsafeBufferPointer(rebasing: line[(first + 1)..<yearsBar]), into: &masks)
+                    else { return }
+                    let make = UnsafeBufferPointer(rebasing: line[(last + 1)...])
+                    let m: Int
+                    if let i = set.makes.firstIndex(where: { $0.utf8.elementsEqual(make) }) {
+                        m = i
+                    } else {
+                        set.makes.append(String(decoding: make, as: UTF8.self))
+                        m = set.makes.count - 1
+                    }
+                    set.rules.append(CompiledMakeRule(masks: masks, fromYear: y0, toYear: y1, make: m))
+                }
+            }
+        }
+        return set.rules.isEmpty ? nil : set
+    }
+
+    /// Every WMI's compiled rule set (for tests and tools; a run compiles lazily).
+    static func compiledRuleSets() -> [String: WMIRuleSet] {
+        ruleRanges().compactMapValues(compileRules)
+    }
+
+    /// `from-to`, both decimal.
+    private static func parseYears(_ b: UnsafeBufferPointer<UInt8>) -> (Int, Int)? {
+        guard let dash = b.firstIndex(of: UInt8(ascii: "-")), dash > 0, dash <= 6, dash + 1 < b.count, dash + 8 > b.count else {
+            return nil
+        }
+        var a = 0, z = 0
+        for c in b[..<dash] {
+            guard c >= 0x30, c <= 0x39 else { return nil }
+            a = a * 10 + Int(c - 0x30)
+        }
+        for c in b[(dash + 1)...] {
+            guard c >= 0x30, c <= 0x39 else { return nil }
+            z = z * 10 + Int(c - 0x30)
+        }
+        return (a, z)
+    }
+
+    /// ``parsePattern(_:)`` compiled to one bit mask per position over ``code`` (`~0` for `.`);
+    /// false for an unterminated class.
+    private static func compilePattern(_ p: UnsafeBufferPointer<UInt8>, into masks: inout [UInt64]) -> Bool {
+        masks.removeAll(keepingCapacity: true)
+        let code = self.code
+        func bit(_ c: UInt8) -> UInt64 { code[Int(c)] == 255 ? 0 : 1 << UInt64(code[Int(c)]) }
+        var i = 0
+        while i < p.count {
+            let c = p[i]
+            if c == UInt8(ascii: ".") {
+                masks.append(~0)
+                i += 1
+            } else if c == UInt8(ascii: "[") {
+                var mask: UInt64 = 0
+                i += 1
+                while i < p.count, p[i] != UInt8(ascii: "]") {
+                    if i + 2 < p.count, p[i + 1] == UInt8(ascii: "-"), p[i + 2] != UInt8(ascii: "]"), p[i] <= p[i + 2] {
+                        for x in p[i]...p[i + 2] { mask |= bit(x) }
+                        i += 3
+                    } else {
+                        mask |= bit(p[i])
+                        i += 1
+                    }
+                }
+                guard i < p.count else { return false }
+                masks.append(mask)
+                i += 1
+            } else {
+                masks.append(bit(c))
+                i += 1
+            }
+        }
+        return true
     }
 
     static let rules: [String: [WMIMakeRule]] = {
