@@ -167,8 +167,8 @@ enum EmbeddedSchemas {
   "fuel": {
     "gasoline": ["petrol", "gasoline", "gas", "benzin", "benzine", "benzina", "essence", "unleaded", "super", "super plus", "premium unleaded", "regular unleaded", "otto", "gasolina", "ulp"],
     "diesel": ["diesel", "gasoil", "gas oil", "dsl", "tdi", "gasóleo", "gazole"],
-    "electric": ["electric", "electricity", "ev", "bev", "elektro", "elektrisch", "battery electric", "electrique", "électrique", "full electric"],
-    "hybrid": ["hybrid", "hev", "full hybrid", "mild hybrid", "mhev", "gasoline hybrid", "petrol hybrid", "diesel hybrid", "hybrid electric", "hybride", "hybrid benzin", "hybrid diesel", "electric gasoline hybrid", "electric/gasoline"],
+    "electric": ["electric", "electricity", "ev", "bev", "elektro", "elektrisch", "battery electric", "electrique", "électrique", "full electric", "electric vehicle"],
+    "hybrid": ["hybrid", "hev", "full hybrid", "mild hybrid", "mhev", "gasoline hybrid", "petrol hybrid", "diesel hybrid", "hybrid electric", "hybride", "hybrid benzin", "hybrid diesel", "electric gasoline hybrid", "electric/gasoline", "hybrid (gasoline)", "hybrid (petrol)", "hybrid (diesel)"],
     "plug_in_hybrid": ["plug_in_hybrid", "phev", "plug-in hybrid", "plugin hybrid", "plug in hybrid", "plug-in-hybrid", "hybrid plug-in", "plug-in electric hybrid"],
     "lpg": ["lpg", "autogas", "propane", "liquefied petroleum gas", "gpl", "lpg/gasoline", "petrol/lpg"],
     "cng": ["cng", "natural gas", "compressed natural gas", "erdgas", "methane", "gnv", "bio-cng"],
@@ -181,8 +181,8 @@ enum EmbeddedSchemas {
   "drive_type": {
     "fwd": ["fwd", "front-wheel drive", "front wheel drive", "front", "ff", "fwd/front-wheel drive", "frontantrieb"],
     "rwd": ["rwd", "rear-wheel drive", "rear wheel drive", "rear", "fr", "rwd/rear-wheel drive", "heckantrieb"],
-    "awd": ["awd", "all-wheel drive", "all wheel drive", "awd/all-wheel drive", "quattro", "4matic", "xdrive", "allrad", "allradantrieb"],
-    "4wd": ["4wd", "4x4", "four-wheel drive", "four wheel drive", "4-wheel drive", "4x4/4-wheel drive", "4wd/4-wheel drive"],
+    "awd": ["awd", "all-wheel drive", "all wheel drive", "awd/all-wheel drive", "quattro", "4matic", "xdrive", "allrad", "allradantrieb", "4motion", "all wheel", "all-wheel"],
+    "4wd": ["4wd", "4x4", "four-wheel drive", "four wheel drive", "4-wheel drive", "4x4/4-wheel drive", "4wd/4-wheel drive", "4x4/four-wheel drive"],
     "2wd": ["2wd", "4x2", "two-wheel drive", "2-wheel drive", "4x2/2-wheel drive"]
   },
   "transmission": {
@@ -190,7 +190,7 @@ enum EmbeddedSchemas {
     "manual": ["manual", "mt", "m/t", "stick", "stick shift", "standard", "schaltgetriebe", "manuell", "manuelle", "manual transmission"],
     "cvt": ["cvt", "continuously variable", "continuously variable transmission", "e-cvt", "ecvt"],
     "dual_clutch": ["dual_clutch", "dct", "dsg", "dual clutch", "dual-clutch", "double clutch", "pdk", "s tronic", "edc"],
-    "automated_manual": ["automated_manual", "amt", "automated manual", "semi-automatic", "semi automatic", "sequential", "smg"]
+    "automated_manual": ["automated_manual", "amt", "automated manual", "semi-automatic", "semi automatic", "sequential", "smg", "automanual", "auto-manual", "auto manual"]
   },
   "body_class": {
     "sedan": ["sedan", "saloon", "limousine", "berline", "notchback"],
