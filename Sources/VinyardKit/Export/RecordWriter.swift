@@ -119,14 +119,6 @@ struct OutputBuffer {
 }
 
 extension RawValue {
-    /// The value as compact JSON text.
-    public var jsonText: String {
-        final class Discard: ByteSink {
-            func write(_ bytes: UnsafeRawBufferPointer) throws {}
-            func close() throws {}
-        }
-        var out = OutputBuffer(sink: Discard())
-        out.appendJSON(self)
-        return String(decoding: out.bytes, as: UTF8.self)
-    }
+    /// The value as compact JSON text (numbers as written; no recursion, see ``JSONText``).
+    public var jsonText: String { JSONText.encode(self) }
 }
