@@ -1,25 +1,8 @@
 // Shared by every harness (compiled into each fuzz binary by Fuzz/run.sh, same module as VinyardKit).
 
-/// Bytes in memory as a ``ByteSource``, handing out at most `chunk` bytes per read so that records,
-/// gzip members and BOMs straddle reads.
-final class FuzzMemorySource: ByteSource {
-    let name = "fuzz"
-    private let bytes: [UInt8]
-    private var offset = 0
-    private let chunk: Int
-
-    init(_ bytes: [UInt8], chunk: Int = Int.max) {
-        self.bytes = bytes
-        self.chunk = max(1, chunk)
-    }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        let n = min(buffer.count, bytes.count - offset, chunk)
-        guard n > 0 else { return 0 }
-        bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + n])) }
-        offset += n
-        return n
-    }
+/// Bytes in memory as a ``ByteSource`` named `fuzz` (the library's ``MemoryByteSource``).
+func FuzzMemorySource(_ bytes: [UInt8], chunk: Int = Int.max) -> MemoryByteSource {
+    MemoryByteSource(bytes, name: "fuzz", chunk: chunk)
 }
 
 /// The fuzz input split into a control byte (options) and the payload.

@@ -219,3 +219,31 @@ public final class GzipByteSource: ByteSource {
         }
     }
 }
+
+/// Bytes in memory as a ``ByteSource`` (a string or a buffer a caller already holds), handing out
+/// at most `chunk` bytes per read — tests and fuzzers use small chunks so that records, gzip members
+/// and BOMs straddle reads.
+public final class MemoryByteSource: ByteSource {
+    public let name: String
+    private let bytes: [UInt8]
+    private var offset = 0
+    private let chunk: Int
+
+    public init(_ bytes: [UInt8], name: String = "memory", chunk: Int = 1 << 20) {
+        self.bytes = bytes
+        self.name = name
+        self.chunk = max(1, chunk)
+    }
+
+    public convenience init(_ text: String, name: String = "memory", chunk: Int = 1 << 20) {
+        self.init(Array(text.utf8), name: name, chunk: chunk)
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let n = min(buffer.count, bytes.count - offset, chunk)
+        guard n > 0 else { return 0 }
+        bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + n])) }
+        offset += n
+        return n
+    }
+}

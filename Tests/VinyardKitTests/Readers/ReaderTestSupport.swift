@@ -1,30 +1,13 @@
 import Foundation
 @testable import VinyardKit
 
-/// A byte source over bytes in memory, handing out at most `chunk` bytes per read (to exercise
-/// records that span reads).
-final class MemorySource: ByteSource {
-    let name: String
-    private let bytes: [UInt8]
-    private var offset = 0
-    private let chunk: Int
+/// A byte source over bytes in memory named `mem` (the library's ``MemoryByteSource``).
+func MemorySource(_ bytes: [UInt8], name: String = "mem", chunk: Int = 1 << 20) -> MemoryByteSource {
+    MemoryByteSource(bytes, name: name, chunk: chunk)
+}
 
-    init(_ bytes: [UInt8], name: String = "mem", chunk: Int = 1 << 20) {
-        self.bytes = bytes
-        self.name = name
-        self.chunk = chunk
-    }
-    convenience init(_ text: String, name: String = "mem", chunk: Int = 1 << 20) {
-        self.init(Array(text.utf8), name: name, chunk: chunk)
-    }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        let n = min(buffer.count, bytes.count - offset, chunk)
-        guard n > 0 else { return 0 }
-        bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + n])) }
-        offset += n
-        return n
-    }
+func MemorySource(_ text: String, name: String = "mem", chunk: Int = 1 << 20) -> MemoryByteSource {
+    MemoryByteSource(text, name: name, chunk: chunk)
 }
 
 /// A sink collecting bytes in memory.
