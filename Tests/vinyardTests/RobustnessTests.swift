@@ -513,3 +513,48 @@ let allSampleNames = [
         #expect(rows?.count == 15)
     }
 }
+
+/// A database in a folder its reader cannot write (a shared, read-only folder): `stats` and
+/// `export` still read it. Tests run as root here, where permissions are not enforced, so the test
+/// runs the binary as `nobody` through `su` when it can.
+@Suite struct ReadOnlyFolderTests {
+    static let su = "/bin/su"
+    static var canSwitchUser: Bool { getuid() == 0 && FileManager.default.isExecutableFile(atPath: su) }
+
+    func asNobody(_ arguments: [String]) throws -> RunResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.su)
+        let quoted = ([vinyardBinary.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        process.arguments = ["nobody", "-s", "/bin/sh", "-c", quoted.joined(separator: " ")]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return RunResult(
+            status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: e, as: UTF8.self), stdoutData: o)
+    }
+
+    @Test(.enabled(if: canSwitchUser, "needs root and su to run as nobody"))
+    func readsADatabaseInAReadOnlyFolder() throws {
+        let dir = URL(fileURLWithPath: "/tmp/vinyard-ro-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet ä.db").path
+        #expect(try runVinyard(["import", sample("fleet.csv"), "--db", db, "--quiet"]).status == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: dir.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: db)
+        let probe = try asNobody(["--version"])
+        try #require(probe.status == 0, "nobody cannot run the binary here: \(probe.stderr)")
+        let stats = try asNobody(["stats", "--db", db])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        #expect(stats.stdout.contains("vehicles"))
+        let export = try asNobody(["export", "--db", db, "--columns", "vin"])
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(export.stdout.split(separator: "\n").count == 16)  // header + 15 vehicles
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir.path)
+    }
+}
