@@ -83,7 +83,7 @@ for i in $(seq "$runs"); do
     fresh "$work/l.db"; measure "vinyard import jsonl" "$bin" import "$work/fleet.jsonl" --db "$work/l.db" --quiet
     fresh "$work/j.db"; measure "vinyard import json array" "$bin" import "$work/fleet.json" --db "$work/j.db" --quiet
     measure "vinyard validate csv" "$bin" validate "$work/fleet.csv" --quiet
-    measure "sqlite3 -csv sorted export (reference)" sqlite3 -csv -header "$work/v.db" "SELECT $columns FROM vehicles ORDER BY vin"
+    measure "sqlite3 -csv sorted export (reference)" sqlite3 -csv -header -cmd ".output $work/export-sqlite.csv" "$work/v.db" "SELECT $columns FROM vehicles ORDER BY vin"
     measure "vinyard export csv --sort vin" "$bin" export --db "$work/v.db" --sort vin --columns "$columns" -o "$work/export.csv"
     if [ "$python_ok" = 1 ]; then
         fresh "$work/py.db"; measure "python csv + sqlite3 executemany" "$work/venv/bin/python" "$work/py_import.py" "$work/fleet.csv" "$work/py.db"

@@ -110,12 +110,14 @@ public struct Exporter {
 }
 
 extension VinyardStore {
-    /// Read-side tuning for large scans: memory-mapped reads (first 256 MB, file-backed pages the
-    /// kernel can reclaim) and a bounded 64 MB page cache (sorts
-    /// spill to temporary files past it, so memory stays bounded). No sorter helper threads: on a
-    /// busy two-core machine they cost more CPU than they save.
+    /// Read-side tuning for large scans: SQLite's default 2 MB page cache (the store opens every
+    /// connection with 64 MB for writers) and no memory-mapped reads. Measured on 1M vehicles (2026-11-22, 2 cores, release, medians of 3): a sorted
+    /// export took 1.81 s with the defaults, 2.11 s with a 16 MB cache, 2.43 s with mmap and a
+    /// 64 MB cache (sqlite3 -csv: 2.33 s); peak RSS 29 MB against 58 MB and 358 MB. A bigger
+    /// cache makes SQLite's sorter slower here, and mmap pages count towards RSS. No sorter
+    /// helper threads: on a busy two-core machine they cost more CPU than they save.
     func tuneForReading() {
-        try? connection.execute("PRAGMA mmap_size=268435456; PRAGMA cache_size=-65536")
+        try? connection.execute("PRAGMA cache_size=-2000; PRAGMA mmap_size=0")
     }
 }
 
