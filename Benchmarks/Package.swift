@@ -1,6 +1,8 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// Per-stage benchmarks, kept out of the main package so its dependency graph stays small. The main
+// package is named "Vinyard" here because a path dependency is otherwise named after its folder.
 let package = Package(
     name: "VinyardBenchmarks",
     dependencies: [
@@ -19,6 +21,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "bench-mapper",
+            dependencies: [.product(name: "VinyardKit", package: "Vinyard")]
+        ),
+        .executableTarget(
             name: "bench-export",
             dependencies: [.product(name: "VinyardKit", package: "Vinyard")]
         ),
