@@ -634,8 +634,8 @@ public final class ImportSession {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             out.append(contentsOf: "{\"name\":".utf8)
             StoreJSON.appendString(input.name, to: &out)
-            out.append(contentsOf: ",\"sha256\":".utf8)
-            StoreJSON.appendFieldValue(input.sha256.map(FieldValue.text), to: &out)
+            out.append(contentsOf: ",\"content_hash\":".utf8)
+            StoreJSON.appendFieldValue(input.contentHash.map(FieldValue.text), to: &out)
             out.append(contentsOf: ",\"size\":".utf8)
             StoreJSON.appendFieldValue(input.size.map(FieldValue.integer), to: &out)
             out.append(contentsOf: ",\"source\":".utf8)

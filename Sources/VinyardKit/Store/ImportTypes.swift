@@ -75,8 +75,9 @@ public struct ImportCounts: Sendable, Hashable, Codable {
 public struct ImportInput: Sendable, Hashable, Codable {
     /// The input name as in provenance (a path, or `-`).
     public var name: String
-    /// The SHA-256 of the input's bytes as read (after gunzip or not: the caller decides), hex.
-    public var sha256: String?
+    /// A content hash of the input's bytes as stored (the pipeline uses a 64-bit hash from
+    /// ``CountingByteSource``, not a cryptographic one), hex.
+    public var contentHash: String?
     /// The input's size in bytes.
     public var size: Int64?
     /// The detected or forced source mapping.
@@ -87,9 +88,9 @@ public struct ImportInput: Sendable, Hashable, Codable {
     /// Records rejected from this input; nil: filled in like `read`.
     public var rejected: Int?
 
-    public init(name: String, sha256: String? = nil, size: Int64? = nil, source: String? = nil, read: Int? = nil, rejected: Int? = nil) {
+    public init(name: String, contentHash: String? = nil, size: Int64? = nil, source: String? = nil, read: Int? = nil, rejected: Int? = nil) {
         self.name = name
-        self.sha256 = sha256
+        self.contentHash = contentHash
         self.size = size
         self.source = source
         self.read = read

@@ -82,7 +82,7 @@ struct Import: ParsableCommand {
                 return
             }
             let inputs = result.inputs.map {
-                ImportInput(name: $0.name, sha256: $0.contentHash, size: $0.bytes, source: $0.source,
+                ImportInput(name: $0.name, contentHash: $0.contentHash, size: $0.bytes, source: $0.source,
                             read: $0.read, rejected: $0.rejected)
             }
             let run = try session.finish(inputs: inputs)

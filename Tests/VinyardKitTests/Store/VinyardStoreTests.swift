@@ -167,9 +167,9 @@ import VinyardKit
             finding: Finding(.rowRagged, .error, message: "3 fields, header has 2"))
         try session.writeReject(ragged, source: "fleet", table: "vehicles")
         try session.write(testRecord("VIN9", make: "Kia", line: 5), schema: testSchema)
-        let report = try session.finish(inputs: [ImportInput(name: "a.csv", sha256: "abc", size: 10, source: "fleet")])
+        let report = try session.finish(inputs: [ImportInput(name: "a.csv", contentHash: "abc", size: 10, source: "fleet")])
         #expect(report.counts == ImportCounts(read: 4, inserted: 1, rejected: 3))
-        #expect(report.inputs == [ImportInput(name: "a.csv", sha256: "abc", size: 10, source: "fleet", read: 4, rejected: 3)])
+        #expect(report.inputs == [ImportInput(name: "a.csv", contentHash: "abc", size: 10, source: "fleet", read: 4, rejected: 3)])
         #expect(report.findings == ["vin.check_digit": 1, "field.required": 1, "row.ragged": 1])
         let rejects = try store.rows("SELECT line, reason, raw, raw_text, findings FROM rejects ORDER BY line")
         #expect(rejects.count == 3)
@@ -183,7 +183,7 @@ import VinyardKit
         #expect(try store.count("SELECT count(*) FROM vehicles") == 1)
         let inputs = try store.rows("SELECT inputs FROM import_runs")
         if case .text(let json)? = inputs.first?.first {
-            #expect(json == "[{\"name\":\"a.csv\",\"sha256\":\"abc\",\"size\":10,\"source\":\"fleet\",\"read\":4,\"rejected\":3}]")
+            #expect(json == "[{\"name\":\"a.csv\",\"content_hash\":\"abc\",\"size\":10,\"source\":\"fleet\",\"read\":4,\"rejected\":3}]")
         }
     }
 
