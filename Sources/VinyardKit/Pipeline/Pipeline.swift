@@ -101,7 +101,6 @@ public final class Pipeline {
             input.contentHash = reader.contentHash
             report.inputs.append(input)
         }
-        var records = 0
         // One record reused from row to row (see ``Mapper/map(_:into:)``).
         var record = CanonicalRecord(
             values: [], key: nil, provenance: Provenance(input: path, line: 0), findings: [],
@@ -111,10 +110,9 @@ public final class Pipeline {
             // nothing else holds it.
             record.raw.fields = []
             guard let item = try reader.next() else { break }
-            records += 1
             input.read += 1
             report.read += 1
-            progress?.update(records: records, bytesRead: reader.bytesRead)
+            progress?.update(records: input.read, bytesRead: reader.bytesRead)
             switch item {
             case .reject(var rejected):
                 if rejected.finding.input == nil {
