@@ -29,8 +29,9 @@ public protocol RecordSink: AnyObject {
 /// (fields, coordinates, VINs and the VIN cross-checks) and hands them to a ``RecordSink``,
 /// counting everything: `read = inserted + updated + unchanged + duplicates + rejected`.
 ///
-/// Records stream through one at a time: memory stays bounded whatever the input size (the sink
-/// decides what it keeps).
+/// Records stream through in batches of a few hundred, read and mapped on a second thread while
+/// the sink works on the previous batch: memory stays bounded whatever the input size (the sink
+/// decides what it keeps). The sink is called on the calling thread, in input order.
 public final class Pipeline {
     public let options: PipelineOptions
     public let catalog: SchemaCatalog
@@ -101,19 +102,90 @@ public final class Pipeline {
             input.contentHash = reader.contentHash
             report.inputs.append(input)
         }
-        // One record reused from row to row (see ``Mapper/map(_:into:)``).
-        var record = CanonicalRecord(
-            values: [], key: nil, provenance: Provenance(input: path, line: 0), findings: [],
-            raw: RawRecord(fields: [], provenance: Provenance(input: path, line: 0)))
+        // Reading, mapping and the VIN checks run on a second thread, one batch ahead of the sink
+        // (the database writes): on two cores the two halves overlap. Batches keep input order.
+        let handOff = BatchHandOff()
+        let work = Unchecked((pipeline: self, reader: reader, mapper: mapper, handOff: handOff, path: path))
+        let producer = WorkerThread(name: "vinyard-read") {
+            let w = work.value
+            w.pipeline.produce(reader: w.reader, mapper: w.mapper, path: w.path, into: w.handOff)
+        }
+        defer { producer.join() }
         while true {
-            // Let go of the previous row's fields first: the reader reuses their storage when
-            // nothing else holds it.
-            record.raw.fields = []
-            guard let item = try reader.next() else { break }
+            let batch = handOff.takeFull()
+            do {
+                try consume(batch, sink: sink, input: &input, report: &report)
+            } catch {
+                handOff.cancel()
+                throw error
+            }
+            progress?.update(records: input.read, bytesRead: batch.bytesRead)
+            let failure = batch.failure, isLast = batch.isLast
+            handOff.giveBack(batch)
+            if let failure { throw failure }
+            if isLast { break }
+        }
+    }
+
+    /// The reading thread: fills batches with the input's records (mapped and VIN-checked) and
+    /// raw rejects until the input ends, fails, or the sink thread cancels.
+    private func produce(reader: InputReader, mapper initial: Mapper?, path: String, into handOff: BatchHandOff) {
+        guard var batch = handOff.takeFree() else { return }
+        var mapper = initial
+        batch.reset(mapper: mapper)
+        do {
+            while true {
+                guard let item = try reader.next() else { break }
+                switch item {
+                case .reject(let rejected):
+                    batch.entries.append(.reject(rejected))
+                case .record(let raw):
+                    if mapper == nil {
+                        let mapping = try detector.detect(
+                            keys: raw.fields.map(\.name), wrapper: reader.wrapperKey, inputName: path)
+                        mapper = try self.mapper(named: mapping.name)
+                        // A batch holds records of one mapper: hand over what came before.
+                        if !batch.entries.isEmpty {
+                            batch.bytesRead = reader.bytesRead
+                            handOff.send(batch)
+                            guard let next = handOff.takeFree() else { return }
+                            batch = next
+                        }
+                        batch.reset(mapper: mapper)
+                    }
+                    guard let mapper else { continue }
+                    let slot = batch.takeRecordSlot(provenance: raw.provenance)
+                    batch.records.withUnsafeMutableBufferPointer { records in
+                        mapper.map(raw, into: &records[slot])
+                        checkVIN(&records[slot], mapper: mapper)
+                    }
+                }
+                if batch.isFull {
+                    batch.bytesRead = reader.bytesRead
+                    handOff.send(batch)
+                    guard let next = handOff.takeFree() else { return }
+                    batch = next
+                    batch.reset(mapper: mapper)
+                }
+            }
+        } catch {
+            batch.failure = error
+        }
+        batch.isLast = true
+        batch.bytesRead = reader.bytesRead
+        handOff.send(batch)
+    }
+
+    /// The sink thread's half: counts and sinks a batch's entries in order.
+    private func consume(
+        _ batch: RecordBatch, sink: any RecordSink, input: inout RunReport.Input, report: inout RunReport
+    ) throws {
+        let mapper = batch.mapper
+        if let mapper { input.source = mapper.mapping.name }
+        for entry in batch.entries {
             input.read += 1
             report.read += 1
-            progress?.update(records: input.read, bytesRead: reader.bytesRead)
-            switch item {
+            switch entry {
             case .reject(var rejected):
                 if rejected.finding.input == nil {
                     rejected.finding.input = rejected.provenance.input
@@ -123,16 +195,9 @@ public final class Pipeline {
                 report.count(rejected.finding)
                 report.rejected += 1
                 input.rejected += 1
-            case .record(let raw):
-                if mapper == nil {
-                    let mapping = try detector.detect(
-                        keys: raw.fields.map(\.name), wrapper: reader.wrapperKey, inputName: path)
-                    mapper = try self.mapper(named: mapping.name)
-                    input.source = mapping.name
-                }
+            case .record(let slot):
                 guard let mapper else { continue }
-                mapper.map(raw, into: &record)
-                checkVIN(&record, mapper: mapper)
+                let record = batch.records[slot]
                 let source = mapper.mapping.name
                 for finding in record.findings { report.count(finding, vin: vinText(record, mapper)) }
                 if record.isRejected || record.key == nil {
