@@ -33,9 +33,9 @@ public enum ValueParser {
     /// The text without leading and trailing ASCII white space and no-break spaces; returns the
     /// same string (no copy) when there is nothing to trim.
     public static func trimmed(_ s: String) -> String {
-        let ends: (UInt8, UInt8)? =
-            s.utf8.withContiguousStorageIfAvailable { b in b.isEmpty ? nil : (b[0], b[b.count - 1]) }
-            ?? s.utf8.first.flatMap { f in s.utf8.last.map { (f, $0) } }
+        // withUTF8 reads a small (inline) string in place, where `utf8.first`/`last` walk indices.
+        var text = s
+        let ends: (UInt8, UInt8)? = text.withUTF8 { b in b.isEmpty ? nil : (b[0], b[b.count - 1]) }
         guard let (first, last) = ends else { return s }
         if !isSpace(first), !isSpace(last), first != 0xC2, last != 0xA0 { return s }
         return String(s.trimmingSpaces())

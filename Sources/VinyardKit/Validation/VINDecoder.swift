@@ -163,24 +163,35 @@ public enum VINDecoder {
         return withUnsafeMutableBytes(of: &d) { raw -> Int? in
             for i in 0..<5 { raw[i] = code[Int(b[3 + i])] }
             for i in 6..<14 { raw[i] = code[Int(b[3 + i])] }
+            // Shift counts: a code outside the table (255) becomes 63, a bit no real mask has.
+            var shift = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0),
+                         UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+            return withUnsafeMutableBytes(of: &shift) { shiftBytes -> Int? in
+            let shifts = shiftBytes.bindMemory(to: UInt64.self)
+            for i in 0..<14 { shifts[i] = UInt64(min(raw[i], 63)) }
             return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * n) { votes -> Int? in
                 votes.initialize(repeating: 0)
                 var anyInYear = false, anyMatch = false
-                for rule in set.rules {
-                    let masks = rule.masks
-                    guard masks.count <= 14 else { continue }
-                    var ok = true
-                    for (i, m) in masks.enumerated() {
-                        let c = raw[i]
-                        if c >= 64 || m & (1 << UInt64(c)) == 0 { ok = false; break }
-                    }
-                    guard ok else { continue }
-                    let weight = masks.count
-                    votes[n + rule.make] += weight
-                    anyMatch = true
-                    if let modelYear, rule.fromYear <= modelYear, modelYear <= rule.toYear {
-                        votes[rule.make] += weight
-                        anyInYear = true
+                set.flatMasks.withUnsafeBufferPointer { masks in
+                    set.flatRules.withUnsafeBufferPointer { rules in
+                        let w = WMIRuleSet.flatWidth
+                        for r in rules.indices {
+                            let m = masks.baseAddress! + r * w
+                            // Most rules fail on the first position or two: stop there.
+                            var hit = true
+                            for i in 0..<w where (m[i] >> shifts[i]) & 1 == 0 {
+                                hit = false
+                                break
+                            }
+                            guard hit else { continue }
+                            let rule = rules[r]
+                            votes[n + rule.make] += rule.weight
+                            anyMatch = true
+                            if let modelYear, rule.fromYear <= modelYear, modelYear <= rule.toYear {
+                                votes[rule.make] += rule.weight
+                                anyInYear = true
+                            }
+                        }
                     }
                 }
                 guard anyMatch else { return nil }
@@ -194,6 +205,7 @@ public enum VINDecoder {
                     }
                 }
                 return best < 0 ? nil : best
+            }
             }
         }
     }

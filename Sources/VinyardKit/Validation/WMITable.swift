@@ -46,9 +46,33 @@ struct CompiledMakeRule: Sendable {
 
 /// The compiled make rules of one multi-brand WMI.
 struct WMIRuleSet: Sendable {
-    var rules: [CompiledMakeRule]
+    var rules: [CompiledMakeRule] { didSet { flatten() } }
     /// The distinct makes the rules name.
     var makes: [String]
+    /// The rules of at most ``flatWidth`` positions, for the per-row match: `flatWidth` masks per
+    /// rule, padded with masks that match anything. Bit 63 is never set in a real mask, so a
+    /// character outside the code table (clamped to 63) fails where the rule looks and passes
+    /// where it does not.
+    private(set) var flatMasks: [UInt64] = []
+    /// Per flattened rule: from year, to year, make index, weight (the pattern's length).
+    private(set) var flatRules: [(fromYear: Int, toYear: Int, make: Int, weight: Int)] = []
+    static let flatWidth = 14
+
+    init(rules: [CompiledMakeRule], makes: [String]) {
+        self.rules = rules
+        self.makes = makes
+        flatten()
+    }
+
+    private mutating func flatten() {
+        flatMasks.removeAll()
+        flatRules.removeAll()
+        for rule in rules where rule.masks.count <= Self.flatWidth {
+            for m in rule.masks { flatMasks.append(m & ~(1 << 63)) }
+            for _ in rule.masks.count..<Self.flatWidth { flatMasks.append(~0) }
+            flatRules.append((rule.fromYear, rule.toYear, rule.make, rule.masks.count))
+        }
+    }
 }
 
 /// The compiled make rules by entry position in ``WMITable/Index/list``, each compiled on first
@@ -231,6 +255,7 @@ enum WMITable {
     /// when no line parses.
     static func compileRules(_ ranges: [Range<Int>]) -> WMIRuleSet? {
         var set = WMIRuleSet(rules: [], makes: [])
+        var compiled: [CompiledMakeRule] = []
         var masks: [UInt64] = []
         var rules = WMIData.rules
         rules.withUTF8 { all in
@@ -251,10 +276,11 @@ enum WMITable {
                         set.makes.append(String(decoding: make, as: UTF8.self))
                         m = set.makes.count - 1
                     }
-                    set.rules.append(CompiledMakeRule(masks: masks, fromYear: y0, toYear: y1, make: m))
+                    compiled.append(CompiledMakeRule(masks: masks, fromYear: y0, toYear: y1, make: m))
                 }
             }
         }
+        set.rules = compiled
         return set.rules.isEmpty ? nil : set
     }
 
