@@ -1,95 +1,137 @@
 import Foundation
 import Synchronization
 
-/// Records read, mapped and VIN-checked by the pipeline's reading thread, waiting for the sink
-/// on the calling thread. A batch is filled by one thread, then handed whole to the other: no
-/// lock per record. Batches go back to the reading thread once the sink is done with them, so the
-/// records' `values`, `findings` and field storage is reused from batch to batch.
+/// A batch of input items on its way through the pipeline's threads: filled with raw items by
+/// the reading thread, mapped and VIN-checked by a mapping worker, then counted and written by the
+/// calling thread, in input order, and handed back for reuse (the records' storage is kept from
+/// batch to batch). A batch belongs to one thread at a time: no lock per record.
 final class RecordBatch: @unchecked Sendable {
-    enum Entry {
-        /// `records[slot]`, mapped by ``mapper``.
-        case record(slot: Int)
-        case reject(RawReject)
-    }
-
     static let capacity = 512
 
-    var entries: [Entry] = []
-    /// Slot storage, kept between uses (only the first `recordCount` are this batch's).
+    /// The batch's place in the input (the sink takes batches in this order).
+    var sequence = 0
+    /// The items as read, in input order.
+    var items: [ReadItem] = []
+    /// The mapping of every record in this batch (a batch never spans a change of mapping); nil
+    /// while no record has been read.
+    var mappingName: String?
+    /// The mapped records, one per `.record` item, in order (slots beyond `recordCount` are old
+    /// storage kept for reuse).
     var records: [CanonicalRecord] = []
     var recordCount = 0
-    /// The mapper of every record in this batch (a batch never spans a change of mapper).
+    /// The worker's mapper that mapped the records (the sink thread reads only its constants).
     var mapper: Mapper?
     /// The input's byte count when the batch was handed over (for the progress line).
     var bytesRead: Int64 = 0
-    /// The error that ended reading, after the batch's entries.
+    /// The error that ended reading, after the batch's items.
     var failure: (any Error)?
+    /// A mapping worker could not set up its mapper: the batch's records are not mapped.
+    var mappingFailure: (any Error)?
     /// The input's last batch.
     var isLast = false
 
-    var isFull: Bool { entries.count >= Self.capacity }
+    var isFull: Bool { items.count >= Self.capacity }
 
-    func reset(mapper: Mapper?) {
-        entries.removeAll(keepingCapacity: true)
+    func reset(sequence: Int, mappingName: String?) {
+        self.sequence = sequence
+        items.removeAll(keepingCapacity: true)
+        self.mappingName = mappingName
         recordCount = 0
-        self.mapper = mapper
+        mapper = nil
         bytesRead = 0
         failure = nil
+        mappingFailure = nil
         isLast = false
     }
 
-    /// The index of a free record slot for the next entry.
-    func takeRecordSlot(provenance: Provenance) -> Int {
+    /// The record slot for the next mapped record.
+    func nextRecordSlot(provenance: Provenance) -> Int {
         if recordCount == records.count {
             records.append(
                 CanonicalRecord(
                     values: [], key: nil, provenance: provenance, findings: [],
                     raw: RawRecord(fields: [], provenance: provenance)))
         }
-        let slot = recordCount
         recordCount += 1
-        entries.append(.record(slot: slot))
-        return slot
+        return recordCount - 1
     }
 }
 
-/// Two queues between the reading thread and the sink thread: full batches one way, used ones
-/// back. Bounded by the number of batches (memory stays flat whatever the input size).
-final class BatchHandOff: @unchecked Sendable {
+/// Moves batches between the reading thread, the mapping workers and the sink thread: free →
+/// filled (raw) → mapped → back to free. Bounded by the number of batches, so memory stays flat
+/// whatever the input size; the sink takes mapped batches strictly in input order.
+final class BatchFlow: @unchecked Sendable {
     private let condition = NSCondition()
-    private var full: [RecordBatch] = []
     private var free: [RecordBatch]
-    /// Set by the sink thread when it stops early (a sink error): the reading thread ends.
-    let cancelled = Atomic<Bool>(false)
+    private var filled: [RecordBatch] = []
+    private var filledHead = 0
+    private var mapped: [Int: RecordBatch] = [:]
+    private var nextSequence = 0
+    private var readingDone = false
+    /// Set when the sink thread stops early (a sink error): every other thread ends.
+    private let cancelled = Atomic<Bool>(false)
 
-    init(batches: Int = 4) {
-        free = (0..<batches).map { _ in RecordBatch() }
+    init(batches: Int) {
+        free = (0..<max(2, batches)).map { _ in RecordBatch() }
     }
 
-    /// A batch to fill, waiting for one; nil once cancelled.
-    func takeFree() -> RecordBatch? {
+    private var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    /// Reading thread: the next batch to fill (numbered in order), waiting for one; nil once
+    /// cancelled.
+    func takeFree(mappingName: String?) -> RecordBatch? {
         condition.lock()
         defer { condition.unlock() }
-        while free.isEmpty && !cancelled.load(ordering: .relaxed) { condition.wait() }
-        if cancelled.load(ordering: .relaxed) { return nil }
-        return free.removeLast()
+        while free.isEmpty && !isCancelled { condition.wait() }
+        if isCancelled { return nil }
+        let batch = free.removeLast()
+        batch.reset(sequence: nextSequence, mappingName: mappingName)
+        nextSequence += 1
+        return batch
     }
 
-    func send(_ batch: RecordBatch) {
+    /// Reading thread: a filled batch for the mapping workers; `last` ends the reading.
+    func sendFilled(_ batch: RecordBatch, last: Bool) {
         condition.lock()
-        full.append(batch)
+        filled.append(batch)
+        if last { readingDone = true }
         condition.broadcast()
         condition.unlock()
     }
 
-    /// The next full batch, waiting for it.
-    func takeFull() -> RecordBatch {
+    /// Mapping worker: the oldest filled batch, waiting for one; nil when reading is over (or
+    /// cancelled) and nothing is left to map.
+    func takeFilled() -> RecordBatch? {
         condition.lock()
         defer { condition.unlock() }
-        while full.isEmpty { condition.wait() }
-        return full.removeFirst()
+        while filledHead == filled.count && !readingDone && !isCancelled { condition.wait() }
+        if isCancelled || filledHead == filled.count { return nil }
+        let batch = filled[filledHead]
+        filledHead += 1
+        if filledHead == filled.count {
+            filled.removeAll(keepingCapacity: true)
+            filledHead = 0
+        }
+        return batch
     }
 
+    /// Mapping worker: a mapped batch for the sink.
+    func sendMapped(_ batch: RecordBatch) {
+        condition.lock()
+        mapped[batch.sequence] = batch
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Sink thread: mapped batch number `sequence`, waiting for it.
+    func takeMapped(_ sequence: Int) -> RecordBatch {
+        condition.lock()
+        defer { condition.unlock() }
+        while mapped[sequence] == nil { condition.wait() }
+        return mapped.removeValue(forKey: sequence) ?? RecordBatch()
+    }
+
+    /// Sink thread: a batch it is done with.
     func giveBack(_ batch: RecordBatch) {
         condition.lock()
         free.append(batch)
@@ -97,6 +139,7 @@ final class BatchHandOff: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Sink thread: stop everything (the other threads end at their next hand-over).
     func cancel() {
         condition.lock()
         cancelled.store(true, ordering: .relaxed)
@@ -108,7 +151,6 @@ final class BatchHandOff: @unchecked Sendable {
 /// A thread running one closure, which the caller waits for with ``join()``.
 final class WorkerThread: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
-    private var thread: Thread?
 
     init(name: String, _ body: @escaping @Sendable () -> Void) {
         let done = self.done
@@ -118,19 +160,14 @@ final class WorkerThread: @unchecked Sendable {
         }
         thread.name = name
         thread.stackSize = 8 << 20
-        self.thread = thread
         thread.start()
     }
 
-    func join() {
-        done.wait()
-        thread = nil
-    }
+    func join() { done.wait() }
 }
 
-/// Hands values that are used by one thread at a time to another thread: the pipeline's reader,
-/// mappers and VIN checker move to the reading thread and are not touched by the sink thread
-/// until it joins.
+/// Hands values that are used by one thread at a time to another thread: the pipeline's reader
+/// moves to the reading thread and each worker's mappers stay on their worker.
 struct Unchecked<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }

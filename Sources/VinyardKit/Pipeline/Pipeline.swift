@@ -29,32 +29,22 @@ public protocol RecordSink: AnyObject {
 /// (fields, coordinates, VINs and the VIN cross-checks) and hands them to a ``RecordSink``,
 /// counting everything: `read = inserted + updated + unchanged + duplicates + rejected`.
 ///
-/// Records stream through in batches of a few hundred, read and mapped on a second thread while
-/// the sink works on the previous batch: memory stays bounded whatever the input size (the sink
-/// decides what it keeps). The sink is called on the calling thread, in input order.
+/// Records stream through in batches of a few hundred: one thread reads, mapping workers (one
+/// per core) map and check them, and the calling thread counts them and calls the sink, in input
+/// order, while the next batches are read and mapped. Memory stays bounded whatever the input
+/// size (a fixed number of batches; the sink decides what it keeps).
 public final class Pipeline {
     public let options: PipelineOptions
     public let catalog: SchemaCatalog
     private let detector: SourceDetector
-    private var mappers: [String: Mapper] = [:]
-    private let vinChecker = VINChecker()
-    private var makeMatchCache: [MakeMatchKey: Bool?] = [:]
-    /// `vin_model_years` text by position-10 code (the current year is fixed per pipeline):
-    /// built once per code instead of once per row.
-    private var modelYearsTexts = [String??](repeating: nil, count: 256)
-
-    /// A declared make, the make decoded from the VIN (pattern rules for multi-brand WMIs already
-    /// read the VDS) and the WMI, whose manufacturer and make list decide the match.
-    private struct MakeMatchKey: Hashable {
-        var declared: String
-        var decoded: String
-        var prefix: String
-    }
+    /// Mapping worker threads per input.
+    private let workerCount: Int
 
     public init(options: PipelineOptions, catalog: SchemaCatalog) {
         self.options = options
         self.catalog = catalog
         self.detector = SourceDetector(catalog: catalog)
+        self.workerCount = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4))
     }
 
     /// Runs every input through the pipeline into `sink`.
@@ -74,12 +64,9 @@ public final class Pipeline {
         return report
     }
 
-    private func mapper(named name: String) throws -> Mapper {
-        if let m = mappers[name] { return m }
-        let mapping = try catalog.mapping(named: name)
-        let m = try Mapper(mapping: mapping, catalog: catalog, options: options.mapper)
-        mappers[name] = m
-        return m
+    /// Checks that a mapping exists and builds (each worker builds its own copy later).
+    private func checkMapping(_ name: String) throws {
+        _ = try Mapper(mapping: try catalog.mapping(named: name), catalog: catalog, options: options.mapper)
     }
 
     private func runInput(
@@ -88,84 +75,97 @@ public final class Pipeline {
         let reader = try openInput(path: path, options: options.read)
         var input = RunReport.Input(name: path, source: options.source ?? "", format: reader.format.rawValue)
         progress?.begin(path == "-" ? "stdin" : path, totalBytes: reader.totalBytes)
-        var mapper: Mapper?
-        if let forced = options.source { mapper = try self.mapper(named: forced) }
+        var mappingName: String?
+        if let forced = options.source {
+            try checkMapping(forced)
+            mappingName = forced
+        }
         // An empty CSV (no bytes, a BOM alone, blank lines) has no header to detect from and no
         // records: it reads as zero records, like `[]` or an empty JSON Lines file.
-        if mapper == nil, let header = reader.csvHeader, header.contains(where: { !$0.isEmpty }) {
+        if mappingName == nil, let header = reader.csvHeader, header.contains(where: { !$0.isEmpty }) {
             let mapping = try detector.detect(keys: header, wrapper: nil, inputName: path)
-            mapper = try self.mapper(named: mapping.name)
+            try checkMapping(mapping.name)
+            mappingName = mapping.name
         }
-        input.source = mapper?.mapping.name ?? ""
+        input.source = mappingName ?? ""
         defer {
             input.bytes = reader.bytesRead
             input.contentHash = reader.contentHash
             report.inputs.append(input)
         }
-        // Reading, mapping and the VIN checks run on a second thread, one batch ahead of the sink
-        // (the database writes): on two cores the two halves overlap. Batches keep input order.
-        let handOff = BatchHandOff()
-        let work = Unchecked((pipeline: self, reader: reader, mapper: mapper, handOff: handOff, path: path))
-        let producer = WorkerThread(name: "vinyard-read") {
-            let w = work.value
-            w.pipeline.produce(reader: w.reader, mapper: w.mapper, path: w.path, into: w.handOff)
+
+        let flow = BatchFlow(batches: 2 * workerCount + 2)
+        var threads: [WorkerThread] = []
+        defer {
+            // Every thread ends once reading is over or the flow is cancelled.
+            for thread in threads { thread.join() }
         }
-        defer { producer.join() }
+        let reading = Unchecked((pipeline: self, reader: reader, mappingName: mappingName, path: path, flow: flow))
+        threads.append(
+            WorkerThread(name: "vinyard-read") {
+                let r = reading.value
+                r.pipeline.read(r.reader, mappingName: r.mappingName, path: r.path, into: r.flow)
+            })
+        for n in 0..<workerCount {
+            let work = Unchecked((checker: RecordChecker(options: options, catalog: catalog), flow: flow))
+            threads.append(
+                WorkerThread(name: "vinyard-map-\(n)") {
+                    let w = work.value
+                    while let batch = w.flow.takeFilled() {
+                        w.checker.map(batch)
+                        w.flow.sendMapped(batch)
+                    }
+                })
+        }
+        var sequence = 0
         while true {
-            let batch = handOff.takeFull()
+            let batch = flow.takeMapped(sequence)
+            sequence += 1
             do {
+                if let failure = batch.mappingFailure { throw failure }
                 try consume(batch, sink: sink, input: &input, report: &report)
             } catch {
-                handOff.cancel()
+                flow.cancel()
                 throw error
             }
             progress?.update(records: input.read, bytesRead: batch.bytesRead)
             let failure = batch.failure, isLast = batch.isLast
-            handOff.giveBack(batch)
-            if let failure { throw failure }
+            flow.giveBack(batch)
+            if let failure {
+                flow.cancel()
+                throw failure
+            }
             if isLast { break }
         }
     }
 
-    /// The reading thread: fills batches with the input's records (mapped and VIN-checked) and
-    /// raw rejects until the input ends, fails, or the sink thread cancels.
-    private func produce(reader: InputReader, mapper initial: Mapper?, path: String, into handOff: BatchHandOff) {
-        guard var batch = handOff.takeFree() else { return }
-        var mapper = initial
-        batch.reset(mapper: mapper)
+    /// The reading thread: fills batches with the input's items until it ends, fails, or the
+    /// flow is cancelled. Detects a JSON input's source from its first record.
+    private func read(_ reader: InputReader, mappingName initial: String?, path: String, into flow: BatchFlow) {
+        var mappingName = initial
+        guard var batch = flow.takeFree(mappingName: mappingName) else { return }
         do {
-            while true {
-                guard let item = try reader.next() else { break }
-                switch item {
-                case .reject(let rejected):
-                    batch.entries.append(.reject(rejected))
-                case .record(let raw):
-                    if mapper == nil {
-                        let mapping = try detector.detect(
-                            keys: raw.fields.map(\.name), wrapper: reader.wrapperKey, inputName: path)
-                        mapper = try self.mapper(named: mapping.name)
-                        // A batch holds records of one mapper: hand over what came before.
-                        if !batch.entries.isEmpty {
-                            batch.bytesRead = reader.bytesRead
-                            handOff.send(batch)
-                            guard let next = handOff.takeFree() else { return }
-                            batch = next
-                        }
-                        batch.reset(mapper: mapper)
+            while let item = try reader.next() {
+                if mappingName == nil, case .record(let raw) = item {
+                    let mapping = try detector.detect(
+                        keys: raw.fields.map(\.name), wrapper: reader.wrapperKey, inputName: path)
+                    try checkMapping(mapping.name)
+                    mappingName = mapping.name
+                    // A batch's records share one mapping: hand over what came before.
+                    if !batch.items.isEmpty {
+                        batch.bytesRead = reader.bytesRead
+                        flow.sendFilled(batch, last: false)
+                        guard let next = flow.takeFree(mappingName: mappingName) else { return }
+                        batch = next
                     }
-                    guard let mapper else { continue }
-                    let slot = batch.takeRecordSlot(provenance: raw.provenance)
-                    batch.records.withUnsafeMutableBufferPointer { records in
-                        mapper.map(raw, into: &records[slot])
-                        checkVIN(&records[slot], mapper: mapper)
-                    }
+                    batch.mappingName = mappingName
                 }
+                batch.items.append(item)
                 if batch.isFull {
                     batch.bytesRead = reader.bytesRead
-                    handOff.send(batch)
-                    guard let next = handOff.takeFree() else { return }
+                    flow.sendFilled(batch, last: false)
+                    guard let next = flow.takeFree(mappingName: mappingName) else { return }
                     batch = next
-                    batch.reset(mapper: mapper)
                 }
             }
         } catch {
@@ -173,31 +173,33 @@ public final class Pipeline {
         }
         batch.isLast = true
         batch.bytesRead = reader.bytesRead
-        handOff.send(batch)
+        flow.sendFilled(batch, last: true)
     }
 
-    /// The sink thread's half: counts and sinks a batch's entries in order.
+    /// The calling thread's half: counts and sinks a batch's items in order.
     private func consume(
         _ batch: RecordBatch, sink: any RecordSink, input: inout RunReport.Input, report: inout RunReport
     ) throws {
         let mapper = batch.mapper
-        if let mapper { input.source = mapper.mapping.name }
-        for entry in batch.entries {
+        if let name = batch.mappingName { input.source = name }
+        var slot = 0
+        for item in batch.items {
             input.read += 1
             report.read += 1
-            switch entry {
+            switch item {
             case .reject(var rejected):
                 if rejected.finding.input == nil {
                     rejected.finding.input = rejected.provenance.input
                     rejected.finding.line = rejected.provenance.line
                 }
-                try sink.reject(rejected, source: mapper?.mapping.name)
+                try sink.reject(rejected, source: batch.mappingName)
                 report.count(rejected.finding)
                 report.rejected += 1
                 input.rejected += 1
-            case .record(let slot):
-                guard let mapper else { continue }
+            case .record:
+                guard let mapper, slot < batch.recordCount else { continue }
                 let record = batch.records[slot]
+                slot += 1
                 let source = mapper.mapping.name
                 for finding in record.findings { report.count(finding, vin: vinText(record, mapper)) }
                 if record.isRejected || record.key == nil {
@@ -224,6 +226,60 @@ public final class Pipeline {
     private func vinText(_ record: CanonicalRecord, _ mapper: Mapper) -> String? {
         guard let i = mapper.known.vin, case .text(let vin)? = record.values[i] else { return nil }
         return vin
+    }
+
+}
+
+/// A mapping worker's state: its own mappers and VIN caches (none of it is shared between
+/// threads). Maps a batch's records and runs the VIN engine and cross-checks on them.
+final class RecordChecker {
+    private let options: PipelineOptions
+    private let catalog: SchemaCatalog
+    private var mappers: [String: Mapper] = [:]
+    private let vinChecker = VINChecker()
+    private var makeMatchCache: [MakeMatchKey: Bool?] = [:]
+    /// `vin_model_years` text by position-10 code (the current year is fixed per pipeline):
+    /// built once per code instead of once per row.
+    private var modelYearsTexts = [String??](repeating: nil, count: 256)
+
+    /// A declared make, the make decoded from the VIN (pattern rules for multi-brand WMIs already
+    /// read the VDS) and the WMI, whose manufacturer and make list decide the match.
+    private struct MakeMatchKey: Hashable {
+        var declared: String
+        var decoded: String
+        var prefix: String
+    }
+
+    init(options: PipelineOptions, catalog: SchemaCatalog) {
+        self.options = options
+        self.catalog = catalog
+    }
+
+    private func mapper(named name: String) throws -> Mapper {
+        if let m = mappers[name] { return m }
+        let mapping = try catalog.mapping(named: name)
+        let m = try Mapper(mapping: mapping, catalog: catalog, options: options.mapper)
+        mappers[name] = m
+        return m
+    }
+
+    /// Maps and checks every record of `batch` into its record slots.
+    func map(_ batch: RecordBatch) {
+        guard let name = batch.mappingName else { return }
+        let mapper: Mapper
+        do { mapper = try self.mapper(named: name) } catch {
+            batch.mappingFailure = error
+            return
+        }
+        batch.mapper = mapper
+        for item in batch.items {
+            guard case .record(let raw) = item else { continue }
+            let slot = batch.nextRecordSlot(provenance: raw.provenance)
+            batch.records.withUnsafeMutableBufferPointer { records in
+                mapper.map(raw, into: &records[slot])
+                checkVIN(&records[slot], mapper: mapper)
+            }
+        }
     }
 
     /// Runs the VIN engine on the record's `vin` (when the schema has one and the record carries
