@@ -9,6 +9,10 @@ public final class Statement {
     public let connection: Connection
     /// The SQL text this statement was compiled from.
     public let sql: String
+    /// Parameters 1-64 known to be bound to NULL (bit `index - 1`), kept by ``TableWriter/bindRow``,
+    /// which binds every parameter of its statements on every row: a column that stays empty
+    /// row after row is bound once (`sqlite3_reset` keeps bindings).
+    var nullParameters: UInt64 = 0
 
     init(connection: Connection, sql: String, persistent: Bool) throws(StoreError) {
         var statement: OpaquePointer?

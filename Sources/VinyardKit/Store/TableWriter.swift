@@ -243,14 +243,25 @@ final class TableWriter {
         for case .text(let s)? in values { needed += s.utf8.count }
         arena.reset(capacity: needed)
         try statement.bindStatic(arena.append(key), at: 1)
+        var nulls = statement.nullParameters
+        // Also after a failed bind: the bits say what is bound, up to the failure.
+        defer { statement.nullParameters = nulls }
         try values.withUnsafeBufferPointer { (values) throws(StoreError) in
             for i in values.indices {
+                let p = i + 2
+                let bit: UInt64 = p <= 64 ? 1 << UInt64(p - 1) : 0
+                if values[i] == nil {
+                    if nulls & bit == 0 { try statement.bindNull(at: p) }
+                    nulls |= bit
+                    continue
+                }
+                nulls &= ~bit
                 switch values[i] {
-                case .text(let s)?: try statement.bindStatic(arena.append(s), at: i + 2)
-                case nil: try statement.bindNull(at: i + 2)
-                case .integer(let v)?: try statement.bind(v, at: i + 2)
-                case .real(let d)?: try statement.bind(d, at: i + 2)
-                case .bool(let b)?: try statement.bind(Int64(b ? 1 : 0), at: i + 2)
+                case .text(let s)?: try statement.bindStatic(arena.append(s), at: p)
+                case .integer(let v)?: try statement.bind(v, at: p)
+                case .real(let d)?: try statement.bind(d, at: p)
+                case .bool(let b)?: try statement.bind(Int64(b ? 1 : 0), at: p)
+                case nil: break
                 }
             }
         }
