@@ -69,7 +69,9 @@ final class FieldTyper {
         switch raw {
         case .null: return true
         case .string(let s):
-            if s.isEmpty { return true }
+            // Most values start with a printable ASCII byte, which trimming keeps: not empty.
+            guard let first = s.utf8.first else { return true }
+            if first < 0x80 && !ValueParser.isSpace(first) { return false }
             return s.utf8.allSatisfy(ValueParser.isSpace) || ValueParser.trimmed(s).isEmpty
         case .array(let a): return a.isEmpty
         case .object(let o): return o.isEmpty
@@ -317,12 +319,13 @@ final class TypedValueCache {
     /// The slot for a text: a multiplicative hash of its length and up to its first 32 bytes.
     @inline(__always)
     func slot(for text: String) -> Int {
-        var h: UInt32 = UInt32(truncatingIfNeeded: text.utf8.count) &* 0x9E37_79B1
-        var k = 0
-        for b in text.utf8 {
-            h = (h ^ UInt32(b)) &* 0x0100_0193
-            k += 1
-            if k == 32 { break }
+        // Over contiguous bytes (a small string is read in place): iterating `utf8` costs several
+        // times more per byte.
+        var text = text
+        let h: UInt32 = text.withUTF8 { bytes in
+            var h = UInt32(truncatingIfNeeded: bytes.count) &* 0x9E37_79B1
+            for i in 0..<min(bytes.count, 32) { h = (h ^ UInt32(bytes[i])) &* 0x0100_0193 }
+            return h
         }
         return Int(truncatingIfNeeded: (h ^ (h >> 15)) & UInt32(Self.size - 1))
     }

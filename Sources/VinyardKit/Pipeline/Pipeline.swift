@@ -182,42 +182,50 @@ public final class Pipeline {
     ) throws {
         let mapper = batch.mapper
         if let name = batch.mappingName { input.source = name }
+        // Once per batch, not per record: the schema is a struct of arrays (a copy retains them).
+        let schema = mapper?.schema
+        let source = mapper?.mapping.name ?? ""
         var slot = 0
-        for item in batch.items {
-            input.read += 1
-            report.read += 1
-            switch item {
-            case .reject(var rejected):
-                if rejected.finding.input == nil {
-                    rejected.finding.input = rejected.provenance.input
-                    rejected.finding.line = rejected.provenance.line
-                }
-                try sink.reject(rejected, source: batch.mappingName)
-                report.count(rejected.finding)
-                report.rejected += 1
-                input.rejected += 1
-            case .record:
-                guard let mapper, slot < batch.recordCount else { continue }
-                let record = batch.records[slot]
-                slot += 1
-                let source = mapper.mapping.name
-                for finding in record.findings { report.count(finding, vin: vinText(record, mapper)) }
-                if record.isRejected || record.key == nil {
-                    try sink.reject(record, schema: mapper.schema, source: source)
-                    report.rejected += 1
-                    input.rejected += 1
-                    continue
-                }
-                let result = try sink.accept(record, schema: mapper.schema, source: source)
-                for finding in result.conflicts { report.count(finding) }
-                switch result.outcome {
-                case .inserted: report.inserted += 1
-                case .updated: report.updated += 1
-                case .unchanged: report.unchanged += 1
-                case .duplicate: report.duplicates += 1
-                case .rejected:
-                    report.rejected += 1
-                    input.rejected += 1
+        // Borrowed in place: no copy (and retain/release) of each item and record.
+        try batch.items.withUnsafeBufferPointer { items in
+            try batch.records.withUnsafeBufferPointer { records in
+                for item in items.indices {
+                    input.read += 1
+                    report.read += 1
+                    if case .reject(var rejected) = items[item] {
+                        if rejected.finding.input == nil {
+                            rejected.finding.input = rejected.provenance.input
+                            rejected.finding.line = rejected.provenance.line
+                        }
+                        try sink.reject(rejected, source: batch.mappingName)
+                        report.count(rejected.finding)
+                        report.rejected += 1
+                        input.rejected += 1
+                        continue
+                    }
+                    guard let mapper, let schema, slot < batch.recordCount, slot < records.count else { continue }
+                    defer { slot += 1 }
+                    if !records[slot].findings.isEmpty {
+                        let vin = vinText(records[slot], mapper)
+                        for finding in records[slot].findings { report.count(finding, vin: vin) }
+                    }
+                    if records[slot].isRejected || records[slot].key == nil {
+                        try sink.reject(records[slot], schema: schema, source: source)
+                        report.rejected += 1
+                        input.rejected += 1
+                        continue
+                    }
+                    let result = try sink.accept(records[slot], schema: schema, source: source)
+                    for finding in result.conflicts { report.count(finding) }
+                    switch result.outcome {
+                    case .inserted: report.inserted += 1
+                    case .updated: report.updated += 1
+                    case .unchanged: report.unchanged += 1
+                    case .duplicate: report.duplicates += 1
+                    case .rejected:
+                        report.rejected += 1
+                        input.rejected += 1
+                    }
                 }
             }
         }
