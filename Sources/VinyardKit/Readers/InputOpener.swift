@@ -137,7 +137,7 @@ public func openInput(path: String, options: ReadOptions = ReadOptions()) throws
 /// Decides the format from the first bytes of the (decompressed) content.
 func sniffFormat(_ buffer: InputBuffer) throws -> InputFormat {
     try buffer.fill(atLeast: 1024 * 1024)
-    return buffer.storage.withUnsafeBufferPointer { whole -> InputFormat in
+    return buffer.withBytes { whole -> InputFormat in
         let p = UnsafeBufferPointer(rebasing: whole[0..<buffer.end])
         var i = buffer.start
         if p.count - i >= 3, p[i] == 0xEF, p[i + 1] == 0xBB, p[i + 2] == 0xBF { i += 3 }
