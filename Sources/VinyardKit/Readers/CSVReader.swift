@@ -113,6 +113,13 @@ public final class CSVReader: RecordReader {
 
     public func next() throws -> ReadItem? {
         if let record = nextFast() { return .record(record) }
+        return try nextGeneral()
+    }
+
+    /// The next item by the general path (kept out of line so that the fast path's record goes
+    /// straight into the caller's result instead of through copies of a merged exit).
+    @inline(never)
+    private func nextGeneral() throws -> ReadItem? {
         while let scanned = try scanNext() {
             if isBlank(scanned) {
                 consume(scanned)
