@@ -55,62 +55,64 @@ extension CSVReader {
         delimiter d: UInt8, encoding: TextEncoding
     ) -> Int {
         let columns = out.count
-        let pd = ByteScan.broadcast(d), plf = ByteScan.broadcast(lf), pcr = ByteScan.broadcast(cr)
-        let pq = ByteScan.broadcast(quote)
+        let pd = ByteScan.broadcast(d), pq = ByteScan.broadcast(quote)
         var i = start
         var f = 0
         while true {
             guard f < columns, i < n else { return -1 }
             let value: String
             if p[i] == quote {
-                let a = i + 1
+                let a = i &+ 1
                 var j = a
                 var escaped = false
                 var high = false
                 while true {
-                    j = ByteScan.firstOrHigh(p, from: j, to: n, pq, plf, pcr)
-                    guard j + 1 < n else { return -1 }
+                    j = ByteScan.firstBreakOrHigh(p, from: j, to: n, pq)
+                    guard j &+ 1 < n else { return -1 }
                     let c = p[j]
                     if c == quote {
-                        if p[j + 1] != quote { break }
+                        if p[j &+ 1] != quote { break }
                         escaped = true
-                        j += 2
+                        j &+= 2
                     } else if c >= 0x80 {
                         high = true
-                        j += 1
-                    } else {
+                        j &+= 1
+                    } else if c == lf || c == cr {
                         return -1  // a line break inside quotes
+                    } else {
+                        j &+= 1  // another control byte (a tab)
                     }
                 }
-                let after = p[j + 1]
+                let after = p[j &+ 1]
                 guard after == d || after == lf || after == cr,
                     let s = makeString(p, a, j, escaped: escaped, high: high, encoding: encoding)
                 else { return -1 }
                 value = s
-                i = j + 1
+                i = j &+ 1
             } else {
                 var j = i
                 var high = false
                 while true {
-                    j = ByteScan.firstOrHigh(p, from: j, to: n, pd, plf, pcr)
+                    j = ByteScan.firstBreakOrHigh(p, from: j, to: n, pd)
                     guard j < n else { return -1 }
-                    if p[j] < 0x80 { break }
-                    high = true
-                    j += 1
+                    let c = p[j]
+                    if c == d || c == lf || c == cr { break }
+                    if c >= 0x80 { high = true }
+                    j &+= 1  // a non-ASCII byte, or another control byte (a tab)
                 }
                 guard let s = makeString(p, i, j, escaped: false, high: high, encoding: encoding) else { return -1 }
                 value = s
                 i = j
             }
             out[f].value = .string(value)
-            f += 1
+            f &+= 1
             let c = p[i]
-            i += 1
+            i &+= 1
             if c == d { continue }
             guard f == columns else { return -1 }
             if c == cr {
                 guard i < n else { return -1 }
-                if p[i] == lf { i += 1 }
+                if p[i] == lf { i &+= 1 }
             }
             return i
         }
@@ -132,6 +134,6 @@ extension CSVReader {
             // each of its fields is.
             guard TextDecoding.isValidUTF8(bytes) else { return nil }
         }
-        return escaped ? TextDecoding.unescapingQuotes(p, a, b) : TextDecoding.copying(p + a, count: b - a)
+        return escaped ? TextDecoding.unescapingQuotes(p, a, b) : TextDecoding.copying(p + a, count: b &- a)
     }
 }

@@ -6,7 +6,7 @@ import Testing
 @Suite struct CSVFastPathTests {
     @Test func byteScanAgreesWithNaiveSearch() {
         var rng = SystemRandomNumberGenerator()
-        let alphabet: [UInt8] = [0x2C, 0x0A, 0x0D, 0x22, 0x41, 0x61, 0x80, 0xFF, 0x00, 0x2B, 0x2D]
+        let alphabet: [UInt8] = [0x2C, 0x0A, 0x0D, 0x22, 0x41, 0x61, 0x80, 0xFF, 0x00, 0x2B, 0x2D, 0x09, 0x0D, 0x0E, 0x7F, 0x23]
         for _ in 0..<2_000 {
             let n = Int.random(in: 0...40, using: &rng)
             let bytes = (0..<n).map { _ in
@@ -20,6 +20,12 @@ import Testing
                 #expect(got == want, "\(bytes) \(start)..<\(end)")
                 let slice = UnsafeBufferPointer(rebasing: p[start..<end])
                 #expect(ByteScan.isASCII(slice) == slice.allSatisfy { $0 < 0x80 })
+                for pattern: UInt8 in [0x2C, 0x22, 0x09, 0x2D] {
+                    guard let base = p.baseAddress else { continue }
+                    let found = ByteScan.firstBreakOrHigh(base, from: start, to: end, ByteScan.broadcast(pattern))
+                    let expected = (start..<end).first { p[$0] == pattern || p[$0] < 0x0E || p[$0] >= 0x80 } ?? end
+                    #expect(found == expected, "\(bytes) \(start)..<\(end) pattern \(pattern)")
+                }
             }
         }
     }
