@@ -101,7 +101,7 @@ public final class CSVReader: RecordReader {
             break
         }
         template = header.map { RawField($0, .string("")) }
-        lastFields = []
+        lastFields = []  // the header's own fields have no names; records start from `template`
         fastPathEnabled = Self.fastScanHandles(delimiter: delimiter)
     }
 
