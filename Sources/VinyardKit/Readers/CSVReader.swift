@@ -17,19 +17,27 @@
 public final class CSVReader: RecordReader {
     public let inputName: String
     /// The delimiter in use (detected or forced).
-    public private(set) var delimiter: UInt8 = UInt8(ascii: ",")
+    public let delimiter: UInt8
     /// The header's column names; empty for an empty input.
     public private(set) var header: [String] = []
 
-    private let buffer: InputBuffer
-    private let encoding: TextEncoding
-    private var line = 1
-    private var pendingCR = false
+    let buffer: InputBuffer
+    let encoding: TextEncoding
+    /// The line the next record starts on.
+    var line = 1
+    /// The last row ended with a CR at the end of the buffer: skip a LF that follows.
+    var pendingCR = false
+    /// Whether ``nextFast()`` may read records (false for a delimiter the fast scan cannot
+    /// take, and in tests that compare it with the general path).
+    var fastPathEnabled = false
     // Per-record scratch, reused.
     private var spans = FieldSpans()
     private var scratch: [UInt8] = []
     /// The last record's fields: their storage is reused when the caller has let go of them.
-    private var lastFields: [RawField] = []
+    var lastFields: [RawField] = []
+    /// One field per header column with an empty value: the shape of a record, copied when the
+    /// last record's fields are still held by the caller.
+    var template: [RawField] = []
 
     /// Where each field of the scanned record lies in the buffer.
     private struct FieldSpans {
@@ -55,13 +63,14 @@ public final class CSVReader: RecordReader {
     }
 
     init(buffer: InputBuffer, delimiter forced: UInt8?, encoding: TextEncoding, defaultDelimiter: UInt8? = nil) throws {
+        let inputName = buffer.source.name
         self.buffer = buffer
-        self.inputName = buffer.source.name
+        self.inputName = inputName
         self.encoding = encoding
         try buffer.skipBOM()
         try buffer.fill(atLeast: 64 * 1024)
         // Text files hold no NUL bytes; one near the start means binary data, not CSV.
-        let nul = buffer.storage.withUnsafeBufferPointer { p in
+        let nul = buffer.withBytes { p in
             p[buffer.start..<buffer.end].firstIndex(of: 0)
         }
         if let nul {
@@ -73,7 +82,7 @@ public final class CSVReader: RecordReader {
         if let forced {
             delimiter = forced
         } else {
-            delimiter = try detectDelimiter(fallback: defaultDelimiter ?? UInt8(ascii: ","))
+            delimiter = try Self.detectDelimiter(buffer, inputName: inputName, fallback: defaultDelimiter ?? UInt8(ascii: ","))
         }
         // Header: the first non-empty row.
         while let scanned = try scanNext() {
@@ -81,7 +90,7 @@ public final class CSVReader: RecordReader {
                 consume(scanned)
                 continue
             }
-            let hasNUL = buffer.storage.withUnsafeBufferPointer { p in
+            let hasNUL = buffer.withBytes { p in
                 p[scanned.start..<scanned.contentEnd].contains(0)
             }
             if hasNUL {
@@ -91,6 +100,9 @@ public final class CSVReader: RecordReader {
             consume(scanned)
             break
         }
+        template = header.map { RawField($0, .string("")) }
+        lastFields = []  // the header's own fields have no names; records start from `template`
+        fastPathEnabled = Self.fastScanHandles(delimiter: delimiter)
     }
 
     /// Creates a reader over any byte source.
@@ -100,6 +112,14 @@ public final class CSVReader: RecordReader {
     }
 
     public func next() throws -> ReadItem? {
+        if let record = nextFast() { return .record(record) }
+        return try nextGeneral()
+    }
+
+    /// The next item by the general path (kept out of line so that the fast path's record goes
+    /// straight into the caller's result instead of through copies of a merged exit).
+    @inline(never)
+    private func nextGeneral() throws -> ReadItem? {
         while let scanned = try scanNext() {
             if isBlank(scanned) {
                 consume(scanned)
@@ -109,7 +129,7 @@ public final class CSVReader: RecordReader {
             let (fields, flagged) = decodeFields(scanned, names: header)
             let provenance = Provenance(input: inputName, line: startLine)
             if fields.count != header.count {
-                let text = buffer.storage.withUnsafeBufferPointer { p in
+                let text = buffer.withBytes { p in
                     let slice = UnsafeBufferPointer(rebasing: p[scanned.start..<scanned.contentEnd])
                     return TextDecoding.decode(slice, encoding: encoding, recordIsUTF8: TextDecoding.isValidUTF8(slice))
                 }
@@ -141,7 +161,7 @@ public final class CSVReader: RecordReader {
         while true {
             if pendingCR {
                 if buffer.available == 0 && !buffer.eof { try buffer.fill(); continue }
-                if buffer.available > 0 && buffer.storage[buffer.start] == 0x0A { buffer.start += 1 }
+                if buffer.available > 0 && buffer.bytes[buffer.start] == 0x0A { buffer.start += 1 }
                 pendingCR = false
             }
             if buffer.available == 0 {
@@ -166,7 +186,7 @@ public final class CSVReader: RecordReader {
         let delim = delimiter
         let quote = UInt8(ascii: "\""), lf: UInt8 = 0x0A, cr: UInt8 = 0x0D
         var quoteOpenedOnLine = -1
-        let result: Scanned? = buffer.storage.withUnsafeBufferPointer { p -> Scanned? in
+        let result: Scanned? = buffer.withBytes { p -> Scanned? in
             var i = pos
             var newlines = 0
             while true {
@@ -249,7 +269,7 @@ public final class CSVReader: RecordReader {
         var scratch = self.scratch
         self.scratch = []
         defer { self.scratch = scratch }
-        return buffer.storage.withUnsafeBufferPointer { p in
+        return buffer.withBytes { p in
             let record = UnsafeBufferPointer(rebasing: p[s.start..<s.contentEnd])
             var isUTF8 = true
             var flagged = false
@@ -315,15 +335,15 @@ public final class CSVReader: RecordReader {
 
     /// Detects the delimiter from the header line (and following rows when the header alone is
     /// ambiguous).
-    private func detectDelimiter(fallback: UInt8) throws -> UInt8 {
+    private static func detectDelimiter(_ buffer: InputBuffer, inputName: String, fallback: UInt8) throws -> UInt8 {
         let candidates: [UInt8] = [UInt8(ascii: ","), UInt8(ascii: ";"), 0x09, UInt8(ascii: "|")]
         // Make sure the header line is in the buffer.
         while true {
-            let lines = sampleLines(candidates: candidates, maxLines: 1)
+            let lines = sampleLines(buffer, candidates: candidates, maxLines: 1)
             if lines.complete > 0 || buffer.eof { break }
             if !(try buffer.fill(what: "CSV header")) { break }
         }
-        let sample = sampleLines(candidates: candidates, maxLines: 21)
+        let sample = sampleLines(buffer, candidates: candidates, maxLines: 21)
         guard let headerCounts = sample.counts.first else { return fallback }
         let present = candidates.indices.filter { headerCounts[$0] > 0 }
         if present.isEmpty { return fallback }
@@ -342,8 +362,8 @@ public final class CSVReader: RecordReader {
 
     /// Counts candidate delimiters outside quotes per line for the first `maxLines` lines in the
     /// buffer. `complete` is how many lines ended inside the buffer.
-    private func sampleLines(candidates: [UInt8], maxLines: Int) -> (counts: [[Int]], complete: Int) {
-        buffer.storage.withUnsafeBufferPointer { p in
+    private static func sampleLines(_ buffer: InputBuffer, candidates: [UInt8], maxLines: Int) -> (counts: [[Int]], complete: Int) {
+        buffer.withBytes { p in
             var out: [[Int]] = []
             var complete = 0
             var counts = [Int](repeating: 0, count: candidates.count)

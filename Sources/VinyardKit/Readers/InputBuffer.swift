@@ -1,15 +1,22 @@
 /// A sliding window over a ``ByteSource`` that readers parse in place. Bytes before `start` are
 /// consumed; `fill()` moves the unconsumed tail to the front and reads more, growing the window
 /// geometrically only while one record does not fit.
+///
+/// The window is a manually managed allocation rather than an array so that readers can take its
+/// address with plain loads: no exclusivity check or retain per access in their per-record loops.
+/// Every byte of it is initialized (zero beyond `end`). `bytes` stays valid until the next `fill`.
 final class InputBuffer {
-    private(set) var storage: [UInt8]
+    /// The window's first byte; `bytes[0..<capacity]` is initialized.
+    private(set) var bytes: UnsafeMutablePointer<UInt8>
+    /// The window's size in bytes.
+    private(set) var capacity: Int
     /// First unconsumed byte.
     var start = 0
     /// End of the valid bytes.
     private(set) var end = 0
     /// True once the source reported its end.
     private(set) var eof = false
-    /// Absolute input offset of `storage[0]`.
+    /// Absolute input offset of `bytes[0]`.
     private(set) var base = 0
     let source: any ByteSource
     /// The largest record (or JSON element) accepted, in bytes.
@@ -18,10 +25,20 @@ final class InputBuffer {
     init(source: any ByteSource, chunkSize: Int = 256 * 1024, maxRecordBytes: Int) {
         self.source = source
         self.maxRecordBytes = maxRecordBytes
-        storage = [UInt8](repeating: 0, count: chunkSize)
+        capacity = max(chunkSize, 16)
+        bytes = .allocate(capacity: capacity)
+        bytes.initialize(repeating: 0, count: capacity)
     }
 
+    deinit { bytes.deallocate() }
+
     var available: Int { end - start }
+
+    /// The whole window (`0..<capacity`), for parsing in place; valid until the next `fill`.
+    @inline(__always)
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: bytes, count: capacity))
+    }
 
     /// Reads more bytes (at least one unless at the end). Returns false at the end of input.
     /// - Throws: `.malformedInput` when the unconsumed bytes exceed `maxRecordBytes`.
@@ -30,24 +47,24 @@ final class InputBuffer {
         if eof { return false }
         if start > 0 {
             let count = end - start
-            if count > 0 {
-                storage.withUnsafeMutableBytes { raw in
-                    guard let p = raw.baseAddress else { return }
-                    p.copyMemory(from: p + start, byteCount: count)
-                }
-            }
+            if count > 0 { UnsafeMutableRawPointer(bytes).copyMemory(from: bytes + start, byteCount: count) }  // memmove
             base += start
             end = count
             start = 0
         }
-        if storage.count - end < storage.count / 2 {
+        if capacity - end < capacity / 2 {
             if end >= maxRecordBytes {
                 throw VinyardError(
                     .malformedInput,
                     "\(source.name): a \(what()) larger than \(maxRecordBytes / (1024 * 1024)) MiB at byte \(base); is a quote or bracket left open?"
                 )
             }
-            storage += [UInt8](repeating: 0, count: storage.count)
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
+            grown.initialize(from: bytes, count: end)
+            (grown + end).initialize(repeating: 0, count: capacity * 2 - end)
+            bytes.deallocate()
+            bytes = grown
+            capacity *= 2
         }
         // Readers rescan the unconsumed record after a fill: read at least as many new bytes as
         // are already held (or until the window is full, or the end), so a large record arriving
@@ -55,16 +72,14 @@ final class InputBuffer {
         let held = end
         var added = 0
         repeat {
-            let n = try storage.withUnsafeMutableBytes { raw in
-                try source.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[end...]))
-            }
+            let n = try source.read(into: UnsafeMutableRawBufferPointer(start: bytes + end, count: capacity - end))
             if n == 0 {
                 eof = true
                 break
             }
             end += n
             added += n
-        } while added < held && end < storage.count
+        } while added < held && end < capacity
         return added > 0
     }
 
@@ -76,7 +91,7 @@ final class InputBuffer {
     /// Skips a UTF-8 byte order mark at the current position.
     func skipBOM() throws {
         try fill(atLeast: 3)
-        if available >= 3, storage[start] == 0xEF, storage[start + 1] == 0xBB, storage[start + 2] == 0xBF {
+        if available >= 3, bytes[start] == 0xEF, bytes[start + 1] == 0xBB, bytes[start + 2] == 0xBF {
             start += 3
         }
     }

@@ -45,12 +45,15 @@ public final class InputReader: RecordReader {
     /// True when the input was gzip-compressed.
     public let isGzip: Bool
     private var base: any RecordReader
+    /// `base` when it is a CSV reader, called directly (no existential call and copy per record).
+    private let csv: CSVReader?
     private let counter: CountingByteSource
     /// The input's size in bytes when it is a regular file (nil for standard input and pipes).
     public let totalBytes: Int64?
 
     init(base: any RecordReader, format: InputFormat, isGzip: Bool, counter: CountingByteSource, totalBytes: Int64?) {
         self.base = base
+        self.csv = base as? CSVReader
         self.format = format
         self.isGzip = isGzip
         self.counter = counter
@@ -63,13 +66,16 @@ public final class InputReader: RecordReader {
     public var contentHash: String { counter.hexDigest }
 
     /// The CSV header (nil for JSON inputs).
-    public var csvHeader: [String]? { (base as? CSVReader)?.header }
+    public var csvHeader: [String]? { csv?.header }
     /// The CSV delimiter in use (nil for JSON inputs).
-    public var csvDelimiter: UInt8? { (base as? CSVReader)?.delimiter }
+    public var csvDelimiter: UInt8? { csv?.delimiter }
     /// The key of the object wrapping a JSON record array (`vehicles`), if any.
     public var wrapperKey: String? { (base as? JSONReader)?.wrapperKey }
 
-    public func next() throws -> ReadItem? { try base.next() }
+    public func next() throws -> ReadItem? {
+        if let csv { return try csv.next() }
+        return try base.next()
+    }
 }
 
 /// Opens an input (a path, or `-` for standard input) for reading records.
@@ -137,7 +143,7 @@ public func openInput(path: String, options: ReadOptions = ReadOptions()) throws
 /// Decides the format from the first bytes of the (decompressed) content.
 func sniffFormat(_ buffer: InputBuffer) throws -> InputFormat {
     try buffer.fill(atLeast: 1024 * 1024)
-    return buffer.storage.withUnsafeBufferPointer { whole -> InputFormat in
+    return buffer.withBytes { whole -> InputFormat in
         let p = UnsafeBufferPointer(rebasing: whole[0..<buffer.end])
         var i = buffer.start
         if p.count - i >= 3, p[i] == 0xEF, p[i + 1] == 0xBB, p[i + 2] == 0xBF { i += 3 }

@@ -27,7 +27,7 @@ public final class JSONLinesReader: RecordReader {
             var scanFrom = buffer.start
             var lineEnd = -1
             while true {
-                let found: Int? = buffer.storage.withUnsafeBufferPointer { p in
+                let found: Int? = buffer.withBytes { p in
                     var i = scanFrom
                     while i < buffer.end {
                         if p[i] == 0x0A { return i }
@@ -54,7 +54,7 @@ public final class JSONLinesReader: RecordReader {
             let next = min(lineEnd + 1, buffer.end)
             defer { buffer.start = next }
             // Blank?
-            let blank = buffer.storage.withUnsafeBufferPointer { p in
+            let blank = buffer.withBytes { p in
                 p[lineStart..<lineEnd].allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
             }
             if blank {
@@ -74,7 +74,7 @@ public final class JSONLinesReader: RecordReader {
             var problem: String
             switch outcome {
             case .value(let v, let end):
-                let trailing = buffer.storage.withUnsafeBufferPointer { p in
+                let trailing = buffer.withBytes { p in
                     p[end..<lineEnd].firstIndex { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }
                 }
                 if let trailing {
@@ -89,7 +89,7 @@ public final class JSONLinesReader: RecordReader {
             case .needMore:
                 problem = "unexpected end of line"
             }
-            let text = buffer.storage.withUnsafeBufferPointer { p in
+            let text = buffer.withBytes { p in
                 let slice = UnsafeBufferPointer(rebasing: p[lineStart..<lineEnd])
                 return TextDecoding.decode(slice, encoding: encoding, recordIsUTF8: TextDecoding.isValidUTF8(slice))
             }
@@ -99,7 +99,7 @@ public final class JSONLinesReader: RecordReader {
     }
 
     private func parseLine(_ start: Int, _ end: Int) -> JSONParser.Outcome {
-        buffer.storage.withUnsafeBufferPointer { whole in
+        buffer.withBytes { whole in
             parser.parse(UnsafeBufferPointer(rebasing: whole[0..<end]), from: start, final: true)
         }
     }

@@ -116,7 +116,7 @@ public final class JSONReader: RecordReader {
     /// of objects (and, `inArray`, nothing but `]` follows that object), returns the member's key.
     private func wrapperKeyAt(skippingWhitespaceFrom from: Int, inArray: Bool) throws -> String? {
         let eof = buffer.eof
-        return buffer.storage.withUnsafeBufferPointer { whole -> String? in
+        return buffer.withBytes { whole -> String? in
             let p = UnsafeBufferPointer(rebasing: whole[0..<buffer.end])
             var i = from
             while i < p.count, p[i] == 0x20 || p[i] == 0x0A || p[i] == 0x0D || p[i] == 0x09 { i += 1 }
@@ -254,13 +254,13 @@ public final class JSONReader: RecordReader {
             let start = buffer.start
             parser.sawInvalidUTF8 = false
             parser.decodeAsWindows1252 = false
-            var outcome = buffer.storage.withUnsafeBufferPointer { whole in
+            var outcome = buffer.withBytes { whole in
                 parser.parse(UnsafeBufferPointer(rebasing: whole[0..<buffer.end]), from: start, final: buffer.eof)
             }
             var flagged = parser.sawInvalidUTF8
             if flagged && encoding == .auto {
                 parser.decodeAsWindows1252 = true
-                outcome = buffer.storage.withUnsafeBufferPointer { whole in
+                outcome = buffer.withBytes { whole in
                     parser.parse(UnsafeBufferPointer(rebasing: whole[0..<buffer.end]), from: start, final: buffer.eof)
                 }
             }
@@ -269,7 +269,7 @@ public final class JSONReader: RecordReader {
             case .value(let v, let end):
                 var text: String?
                 if keepText, case .object = v {} else if keepText {
-                    text = buffer.storage.withUnsafeBufferPointer {
+                    text = buffer.withBytes {
                         String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self)
                     }
                 }
@@ -288,7 +288,7 @@ public final class JSONReader: RecordReader {
     /// Skips whitespace (refilling) and returns the next byte, or nil at the end of input.
     private func peek() throws -> UInt8? {
         while true {
-            let found: UInt8? = buffer.storage.withUnsafeBufferPointer { p in
+            let found: UInt8? = buffer.withBytes { p in
                 var i = buffer.start
                 while i < buffer.end {
                     let c = p[i]
@@ -311,7 +311,7 @@ public final class JSONReader: RecordReader {
 
     /// Moves the position to `end`, counting lines.
     private func advance(to end: Int) {
-        buffer.storage.withUnsafeBufferPointer { p in
+        buffer.withBytes { p in
             var i = buffer.start
             while i < end {
                 if p[i] == 0x0A {
@@ -327,7 +327,7 @@ public final class JSONReader: RecordReader {
     private func error(_ message: String, at offset: Int) -> VinyardError {
         var l = line
         var lineStart = lineStartOffset
-        buffer.storage.withUnsafeBufferPointer { p in
+        buffer.withBytes { p in
             var i = buffer.start
             let limit = min(offset, buffer.end)
             while i < limit {

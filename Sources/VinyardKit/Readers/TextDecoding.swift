@@ -80,6 +80,57 @@ enum TextDecoding {
         }
     }
 
+    /// `count` bytes at `source`, known to be valid UTF-8, as a string. Short ones are copied a
+    /// word at a time rather than by a call to `memcpy`; the standard library checks the result
+    /// is ASCII (quick) and validates only what is not.
+    @inline(__always)
+    static func copying(_ source: UnsafePointer<UInt8>, count: Int) -> String {
+        if count <= 0 { return "" }
+        return String(unsafeUninitializedCapacity: count) { out in
+            guard let target = out.baseAddress else { return 0 }
+            copyBytes(UnsafeMutableRawPointer(target), UnsafeRawPointer(source), count)
+            return count
+        }
+    }
+
+    /// The bytes `a..<b` of a quoted field's content, in which every quote is the first of an
+    /// escaped pair `""`, with the pairs made single.
+    @inline(__always)
+    static func unescapingQuotes(_ p: UnsafePointer<UInt8>, _ a: Int, _ b: Int) -> String {
+        if b <= a { return "" }
+        return String(unsafeUninitializedCapacity: b - a) { out in
+            var w = 0
+            var j = a
+            while j < b, w < out.count {
+                let c = p[j]
+                out[w] = c
+                w += 1
+                j += c == UInt8(ascii: "\"") ? 2 : 1
+            }
+            return w
+        }
+    }
+
+    /// Copies `count` bytes (overlapping word stores for up to 16, `memcpy` beyond).
+    @inline(__always)
+    static func copyBytes(_ target: UnsafeMutableRawPointer, _ source: UnsafeRawPointer, _ count: Int) {
+        if count >= 8 {
+            if count > 16 {
+                target.copyMemory(from: source, byteCount: count)
+                return
+            }
+            target.storeBytes(of: source.loadUnaligned(as: UInt64.self), as: UInt64.self)
+            target.storeBytes(of: source.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self), toByteOffset: count - 8, as: UInt64.self)
+        } else if count >= 4 {
+            target.storeBytes(of: source.loadUnaligned(as: UInt32.self), as: UInt32.self)
+            target.storeBytes(of: source.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self), toByteOffset: count - 4, as: UInt32.self)
+        } else if count > 0 {
+            target.storeBytes(of: source.load(as: UInt8.self), as: UInt8.self)
+            target.storeBytes(of: source.load(fromByteOffset: count >> 1, as: UInt8.self), toByteOffset: count >> 1, as: UInt8.self)
+            target.storeBytes(of: source.load(fromByteOffset: count - 1, as: UInt8.self), toByteOffset: count - 1, as: UInt8.self)
+        }
+    }
+
     @inline(__always)
     static func utf8(_ p: UnsafeBufferPointer<UInt8>) -> String {
         String(decoding: p, as: UTF8.self)
@@ -131,6 +182,33 @@ enum ByteScan {
             let x = p[i]
             if x == a || x == b || x == c { return i }
             i += 1
+        }
+        return end
+    }
+
+    /// The first index in `start..<end` holding the byte broadcast in `a` (see ``broadcast(_:)``),
+    /// a control byte below 0x0E (among them LF and CR) or a byte of 0x80 or above; `end` when none
+    /// does. Cheaper than looking for three exact bytes: the caller tells the few stops that are
+    /// not line breaks apart. The bytes `p[start..<end]` must be readable.
+    @inline(__always)
+    static func firstBreakOrHigh(_ p: UnsafePointer<UInt8>, from start: Int, to end: Int, _ a: UInt64) -> Int {
+        var i = start
+        let raw = UnsafeRawPointer(p)
+        // Wrapping arithmetic: indices stay within 0...end, far from overflow.
+        let last = end &- 8
+        while i <= last {
+            let w = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            // Bytes below 0x0E, equal to `a`, or with the high bit: the lowest set bit of each term
+            // (hence of their union) marks a true match.
+            let m = ((w &- 0x0E0E_0E0E_0E0E_0E0E) & ~w & 0x8080_8080_8080_8080) | matches(w, a) | (w & 0x8080_8080_8080_8080)
+            if m != 0 { return i &+ m.trailingZeroBitCount &>> 3 }
+            i &+= 8
+        }
+        let a8 = UInt8(truncatingIfNeeded: a)
+        while i < end {
+            let x = p[i]
+            if x >= 0x80 || x < 0x0E || x == a8 { return i }
+            i &+= 1
         }
         return end
     }

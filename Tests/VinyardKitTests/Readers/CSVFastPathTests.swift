@@ -6,7 +6,7 @@ import Testing
 @Suite struct CSVFastPathTests {
     @Test func byteScanAgreesWithNaiveSearch() {
         var rng = SystemRandomNumberGenerator()
-        let alphabet: [UInt8] = [0x2C, 0x0A, 0x0D, 0x22, 0x41, 0x61, 0x80, 0xFF, 0x00, 0x2B, 0x2D]
+        let alphabet: [UInt8] = [0x2C, 0x0A, 0x0D, 0x22, 0x41, 0x61, 0x80, 0xFF, 0x00, 0x2B, 0x2D, 0x09, 0x0D, 0x0E, 0x7F, 0x23]
         for _ in 0..<2_000 {
             let n = Int.random(in: 0...40, using: &rng)
             let bytes = (0..<n).map { _ in
@@ -20,6 +20,12 @@ import Testing
                 #expect(got == want, "\(bytes) \(start)..<\(end)")
                 let slice = UnsafeBufferPointer(rebasing: p[start..<end])
                 #expect(ByteScan.isASCII(slice) == slice.allSatisfy { $0 < 0x80 })
+                for pattern: UInt8 in [0x2C, 0x22, 0x09, 0x2D] {
+                    guard let base = p.baseAddress else { continue }
+                    let found = ByteScan.firstBreakOrHigh(base, from: start, to: end, ByteScan.broadcast(pattern))
+                    let expected = (start..<end).first { p[$0] == pattern || p[$0] < 0x0E || p[$0] >= 0x80 } ?? end
+                    #expect(found == expected, "\(bytes) \(start)..<\(end) pattern \(pattern)")
+                }
             }
         }
     }
@@ -70,5 +76,95 @@ import Testing
         #expect(r.fields.map { $0.value.scalarText } == ["Škoda", "1"])
         #expect(!s.decodedAsWindows1252)
         #expect(s.fields.map { $0.value.scalarText } == ["x", "y"])
+    }
+}
+
+/// The one-pass fast path gives exactly what the general path gives, on random dirty CSV.
+@Suite struct CSVFastPathDifferentialTests {
+    /// Everything a reader yields (or the error it stops with), read with or without the fast path.
+    static func outcome(_ bytes: [UInt8], chunk: Int, encoding: TextEncoding, delimiter: UInt8?, fast: Bool) -> String {
+        var out: [String] = []
+        do {
+            let reader = try CSVReader(source: MemorySource(bytes, chunk: chunk), delimiter: delimiter, encoding: encoding)
+            if !fast { reader.fastPathEnabled = false }
+            out.append("header \(reader.header) delimiter \(reader.delimiter)")
+            while let item = try reader.next() { out.append("\(item)") }
+        } catch {
+            out.append("error \(error)")
+        }
+        return out.joined(separator: "\n")
+    }
+
+    static let pieces: [[UInt8]] = [
+        Array("a".utf8), Array("BMW".utf8), Array("1HGCM82633A004352".utf8), Array("Škoda".utf8), Array("x\"y".utf8),
+        Array("a field of more than sixteen bytes".utf8), Array("é".utf8), [0xFF], [0x8A, 0x6B], [0xC3], Array(" ".utf8),
+        Array("12345678".utf8), Array("ünïcödé 𝄞 text".utf8), [0x00], Array("\t".utf8), Array(";".utf8), Array("|".utf8),
+    ]
+
+    static func randomField(_ rng: inout some RandomNumberGenerator) -> [UInt8] {
+        var content: [UInt8] = []
+        for _ in 0..<Int.random(in: 0...3, using: &rng) { content += pieces.randomElement(using: &rng) ?? [] }
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 0, 1:
+            var quoted: [UInt8] = [0x22]
+            for b in content { quoted += b == 0x22 ? [0x22, 0x22] : [b] }
+            if Int.random(in: 0..<4, using: &rng) == 0 { quoted += Array("say \"\"hi\"\", ok".utf8) }
+            if Int.random(in: 0..<6, using: &rng) == 0 { quoted += Array((["\n", "\r\n", ",", "\r"].randomElement(using: &rng) ?? "\n").utf8) }
+            quoted.append(0x22)
+            if Int.random(in: 0..<10, using: &rng) == 0 { quoted += Array("tail".utf8) }
+            return quoted
+        default:
+            return content.filter { $0 != 0x0A && $0 != 0x0D && $0 != UInt8(ascii: ",") }
+        }
+    }
+
+    static func randomCSV(_ rng: inout some RandomNumberGenerator, delimiter: UInt8) -> [UInt8] {
+        let columns = Int.random(in: 1...6, using: &rng)
+        var bytes: [UInt8] = Int.random(in: 0..<8, using: &rng) == 0 ? [0xEF, 0xBB, 0xBF] : []
+        bytes += Array((0..<columns).map { "c\($0)" }.joined(separator: String(UnicodeScalar(delimiter))).utf8)
+        let breaks: [[UInt8]] = [[0x0A], [0x0A], [0x0A], [0x0D, 0x0A], [0x0D]]
+        bytes += breaks.randomElement(using: &rng) ?? [0x0A]
+        for _ in 0..<Int.random(in: 0...30, using: &rng) {
+            var count = columns
+            switch Int.random(in: 0..<20, using: &rng) {
+            case 0: count = 0  // blank line
+            case 1: count = columns + 1
+            case 2: count = max(1, columns - 1)
+            default: break
+            }
+            for f in 0..<count {
+                if f > 0 { bytes.append(delimiter) }
+                bytes += randomField(&rng)
+            }
+            if Int.random(in: 0..<40, using: &rng) == 0 { bytes += pieces.randomElement(using: &rng) ?? [] }
+            bytes += breaks.randomElement(using: &rng) ?? [0x0A]
+        }
+        if Int.random(in: 0..<4, using: &rng) == 0, let last = bytes.last, last == 0x0A { bytes.removeLast() }
+        return bytes
+    }
+
+    @Test(arguments: TextEncoding.allCases)
+    func fastPathMatchesGeneralPath(encoding: TextEncoding) throws {
+        var rng = SystemRandomNumberGenerator()
+        for round in 0..<600 {
+            let delimiter = [UInt8(ascii: ","), UInt8(ascii: ";"), 0x09, UInt8(ascii: "|")][round % 4]
+            let bytes = Self.randomCSV(&rng, delimiter: delimiter)
+            let forced: UInt8? = round % 3 == 0 ? delimiter : nil
+            for chunk in [1, 7, 64, 1 << 20] {
+                let fast = Self.outcome(bytes, chunk: chunk, encoding: encoding, delimiter: forced, fast: true)
+                let general = Self.outcome(bytes, chunk: chunk, encoding: encoding, delimiter: forced, fast: false)
+                #expect(fast == general, "input: \(bytes) chunk \(chunk)")
+                if fast != general { return }
+            }
+        }
+    }
+
+    /// The fast path really is taken for plain rows (and the test above compares two paths).
+    @Test func fastPathTakesPlainRows() throws {
+        let reader = try CSVReader(source: MemorySource("a,b\n1,\"x\"\"y\"\nŠ,2\n"))
+        #expect(reader.fastPathEnabled)
+        #expect(reader.nextFast()?.fields.map(\.value) == [.string("1"), .string("x\"y")])
+        #expect(reader.nextFast()?.fields.map(\.value) == [.string("Š"), .string("2")])
+        #expect(reader.nextFast() == nil)
     }
 }

@@ -1,0 +1,139 @@
+/// The CSV reader's fast path: one pass over a record that builds its field strings as it finds
+/// them, into the previous record's field array. It takes the common rows and hands everything
+/// else to the general path (`scan` + `decodeFields`), which reads the same record again from
+/// the same position, so that what a row yields never depends on which path read it.
+extension CSVReader {
+    private static let quote = UInt8(ascii: "\""), lf: UInt8 = 0x0A, cr: UInt8 = 0x0D
+
+    /// Whether the fast scan can split rows on `delimiter` (an ASCII byte other than a quote or a
+    /// line break).
+    static func fastScanHandles(delimiter: UInt8) -> Bool {
+        delimiter < 0x80 && delimiter != quote && delimiter != lf && delimiter != cr
+    }
+
+    /// The next record when the fast path can read it, else nil with nothing consumed.
+    ///
+    /// It reads a row that lies wholly in the buffer with its line break, is not blank, has as many
+    /// fields as the header, has no line break inside quotes and no text after a closing quote,
+    /// and whose non-ASCII fields are valid UTF-8 (or are read as Windows-1252 when that encoding
+    /// is forced). Such a row is never flagged.
+    @inline(__always)
+    func nextFast() -> RawRecord? {
+        guard fastPathEnabled, !pendingCR else { return nil }
+        let buffer = self.buffer
+        let start = buffer.start
+        let end = buffer.end
+        guard start < end else { return nil }
+        let p = UnsafePointer(buffer.bytes)
+        let first = p[start]
+        if first == Self.lf || first == Self.cr { return nil }  // a blank line
+        // Moved out so that the array is uniquely referenced once the caller let go of it.
+        var fields = lastFields
+        lastFields = []
+        if fields.count != template.count { fields = template }
+        let delimiter = self.delimiter
+        let encoding = self.encoding
+        let next = fields.withUnsafeMutableBufferPointer { out in
+            Self.readRecord(p, from: start, to: end, into: out, delimiter: delimiter, encoding: encoding)
+        }
+        guard next >= 0 else {
+            lastFields = fields
+            return nil
+        }
+        let startLine = line
+        line = startLine + 1
+        buffer.start = next
+        lastFields = fields
+        return RawRecord(fields: fields, provenance: Provenance(input: inputName, line: startLine))
+    }
+
+    /// Reads the record at `start` into `out` (one value per field, names kept); returns the index
+    /// after its line break, or -1 when the general path must read it.
+    @inline(__always)
+    private static func readRecord(
+        _ p: UnsafePointer<UInt8>, from start: Int, to n: Int, into out: UnsafeMutableBufferPointer<RawField>,
+        delimiter d: UInt8, encoding: TextEncoding
+    ) -> Int {
+        let columns = out.count
+        let pd = ByteScan.broadcast(d), pq = ByteScan.broadcast(quote)
+        var i = start
+        var f = 0
+        while true {
+            guard f < columns, i < n else { return -1 }
+            let value: String
+            if p[i] == quote {
+                let a = i &+ 1
+                var j = a
+                var escaped = false
+                var high = false
+                while true {
+                    j = ByteScan.firstBreakOrHigh(p, from: j, to: n, pq)
+                    guard j &+ 1 < n else { return -1 }
+                    let c = p[j]
+                    if c == quote {
+                        if p[j &+ 1] != quote { break }
+                        escaped = true
+                        j &+= 2
+                    } else if c >= 0x80 {
+                        high = true
+                        j &+= 1
+                    } else if c == lf || c == cr {
+                        return -1  // a line break inside quotes
+                    } else {
+                        j &+= 1  // another control byte (a tab)
+                    }
+                }
+                let after = p[j &+ 1]
+                guard after == d || after == lf || after == cr,
+                    let s = makeString(p, a, j, escaped: escaped, high: high, encoding: encoding)
+                else { return -1 }
+                value = s
+                i = j &+ 1
+            } else {
+                var j = i
+                var high = false
+                while true {
+                    j = ByteScan.firstBreakOrHigh(p, from: j, to: n, pd)
+                    guard j < n else { return -1 }
+                    let c = p[j]
+                    if c == d || c == lf || c == cr { break }
+                    if c >= 0x80 { high = true }
+                    j &+= 1  // a non-ASCII byte, or another control byte (a tab)
+                }
+                guard let s = makeString(p, i, j, escaped: false, high: high, encoding: encoding) else { return -1 }
+                value = s
+                i = j
+            }
+            out[f].value = .string(value)
+            f &+= 1
+            let c = p[i]
+            i &+= 1
+            if c == d { continue }
+            guard f == columns else { return -1 }
+            if c == cr {
+                guard i < n else { return -1 }
+                if p[i] == lf { i &+= 1 }
+            }
+            return i
+        }
+    }
+
+    /// The text of `p[a..<b]` (with `""` pairs made single when `escaped`) as the general path
+    /// decodes it, or nil when only the general path can (invalid UTF-8, which makes the record
+    /// Windows-1252 or flagged).
+    @inline(__always)
+    private static func makeString(
+        _ p: UnsafePointer<UInt8>, _ a: Int, _ b: Int, escaped: Bool, high: Bool, encoding: TextEncoding
+    ) -> String? {
+        if high {
+            let bytes = UnsafeBufferPointer(start: p + a, count: b - a)
+            if encoding == .windows1252 {
+                return escaped ? nil : TextDecoding.windows1252(bytes)
+            }
+            // A field's bytes lie between ASCII bytes, so the record is valid UTF-8 exactly when
+            // each of its fields is.
+            guard TextDecoding.isValidUTF8(bytes) else { return nil }
+        }
+        return escaped ? TextDecoding.unescapingQuotes(p, a, b) : TextDecoding.copying(p + a, count: b &- a)
+    }
+}
