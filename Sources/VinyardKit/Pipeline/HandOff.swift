@@ -19,6 +19,8 @@ final class RecordBatch: @unchecked Sendable {
     /// storage kept for reuse).
     var records: [CanonicalRecord] = []
     var recordCount = 0
+    /// Per record slot: its row hash, computed by the mapping worker for sinks that want it.
+    var rowHashes: [Int64?] = []
     /// The worker's mapper that mapped the records (the sink thread reads only its constants).
     var mapper: Mapper?
     /// The input's byte count when the batch was handed over (for the progress line).
@@ -51,6 +53,7 @@ final class RecordBatch: @unchecked Sendable {
                 CanonicalRecord(
                     values: [], key: nil, provenance: provenance, findings: [],
                     raw: RawRecord(fields: [], provenance: provenance)))
+            rowHashes.append(nil)
         }
         recordCount += 1
         return recordCount - 1

@@ -23,6 +23,19 @@ public protocol RecordSink: AnyObject {
     func reject(_ record: CanonicalRecord, schema: Schema, source: String) throws
     /// A row the reader could not split into fields (ragged CSV row, malformed JSON line).
     func reject(_ reject: RawReject, source: String?) throws
+    /// True when the sink stores rows and wants their row hash computed ahead, on the pipeline's
+    /// mapping workers (see ``accept(_:schema:source:rowHash:)``). False by default.
+    var wantsRowHash: Bool { get }
+    /// ``accept(_:schema:source:)`` with the record's row hash when the pipeline computed it
+    /// (nil: compute it if needed). By default the hash is ignored.
+    func accept(_ record: CanonicalRecord, schema: Schema, source: String, rowHash: Int64?) throws -> WriteResult
+}
+
+extension RecordSink {
+    public var wantsRowHash: Bool { false }
+    public func accept(_ record: CanonicalRecord, schema: Schema, source: String, rowHash: Int64?) throws -> WriteResult {
+        try accept(record, schema: schema, source: source)
+    }
 }
 
 /// Reads inputs, detects each one's source, maps records onto the canonical schema, validates them
@@ -107,7 +120,8 @@ public final class Pipeline {
                 r.pipeline.read(r.reader, mappingName: r.mappingName, path: r.path, into: r.flow)
             })
         for n in 0..<workerCount {
-            let work = Unchecked((checker: RecordChecker(options: options, catalog: catalog), flow: flow))
+            let checker = RecordChecker(options: options, catalog: catalog, rowHashes: sink.wantsRowHash)
+            let work = Unchecked((checker: checker, flow: flow))
             threads.append(
                 WorkerThread(name: "vinyard-map-\(n)") {
                     let w = work.value
@@ -215,7 +229,9 @@ public final class Pipeline {
                         input.rejected += 1
                         continue
                     }
-                    let result = try sink.accept(records[slot], schema: schema, source: source)
+                    let result = try sink.accept(
+                        records[slot], schema: schema, source: source,
+                        rowHash: slot < batch.rowHashes.count ? batch.rowHashes[slot] : nil)
                     for finding in result.conflicts { report.count(finding) }
                     switch result.outcome {
                     case .inserted: report.inserted += 1
@@ -243,7 +259,9 @@ public final class Pipeline {
 final class RecordChecker {
     private let options: PipelineOptions
     private let catalog: SchemaCatalog
-    private var mappers: [String: Mapper] = [:]
+    private var mappers: [String: (mapper: Mapper, digest: RowDigest)] = [:]
+    /// Compute each valid record's row hash for the sink.
+    private let rowHashes: Bool
     private let vinChecker = VINChecker()
     private var makeMatchCache: [MakeMatchKey: Bool?] = [:]
     /// `vin_model_years` text by position-10 code (the current year is fixed per pipeline):
@@ -258,15 +276,17 @@ final class RecordChecker {
         var prefix: String
     }
 
-    init(options: PipelineOptions, catalog: SchemaCatalog) {
+    init(options: PipelineOptions, catalog: SchemaCatalog, rowHashes: Bool) {
         self.options = options
         self.catalog = catalog
+        self.rowHashes = rowHashes
     }
 
-    private func mapper(named name: String) throws -> Mapper {
+    private func mapper(named name: String) throws -> (mapper: Mapper, digest: RowDigest) {
         if let m = mappers[name] { return m }
         let mapping = try catalog.mapping(named: name)
-        let m = try Mapper(mapping: mapping, catalog: catalog, options: options.mapper)
+        let mapper = try Mapper(mapping: mapping, catalog: catalog, options: options.mapper)
+        let m = (mapper, RowDigest(schema: mapper.schema))
         mappers[name] = m
         return m
     }
@@ -274,8 +294,8 @@ final class RecordChecker {
     /// Maps and checks every record of `batch` into its record slots.
     func map(_ batch: RecordBatch) {
         guard let name = batch.mappingName else { return }
-        let mapper: Mapper
-        do { mapper = try self.mapper(named: name) } catch {
+        let mapper: Mapper, digest: RowDigest
+        do { (mapper, digest) = try self.mapper(named: name) } catch {
             batch.mappingFailure = error
             return
         }
@@ -286,6 +306,15 @@ final class RecordChecker {
             batch.records.withUnsafeMutableBufferPointer { records in
                 mapper.map(raw, into: &records[slot])
                 checkVIN(&records[slot], mapper: mapper)
+                // The sink's row hash, here rather than on the sink thread: only for records it
+                // will store whose values are already in stored form.
+                var rowHash: Int64?
+                if rowHashes, records[slot].key != nil, !records[slot].isRejected,
+                    !digest.needsNormalization(records[slot].values)
+                {
+                    rowHash = digest.hash(records[slot].values)
+                }
+                batch.rowHashes[slot] = rowHash
             }
         }
     }

@@ -112,6 +112,12 @@ public final class StoreSink: RecordSink {
         try session.write(record, schema: schema, source: source, policy: policy)
     }
 
+    public var wantsRowHash: Bool { true }
+
+    public func accept(_ record: CanonicalRecord, schema: Schema, source: String, rowHash: Int64?) throws -> WriteResult {
+        try session.write(record, schema: schema, source: source, policy: policy, rowHash: rowHash)
+    }
+
     public func reject(_ record: CanonicalRecord, schema: Schema, source: String) throws {
         try session.writeReject(raw: record.raw, findings: record.findings, source: source, table: schema.name)
         try rejects?.write(record)

@@ -151,6 +151,14 @@ public final class ImportSession {
     public func write(
         _ record: CanonicalRecord, schema: Schema, source: String? = nil, policy: DuplicatePolicy = .last
     ) throws -> WriteResult {
+        try write(record, schema: schema, source: source, policy: policy, rowHash: nil)
+    }
+
+    /// ``write(_:schema:source:policy:)`` with the row hash of `record.values` when it is known
+    /// (computed by the pipeline with ``RowDigest`` for values already in stored form).
+    func write(
+        _ record: CanonicalRecord, schema: Schema, source: String?, policy: DuplicatePolicy, rowHash: Int64?
+    ) throws -> WriteResult {
         try checkOpen()
         guard record.values.count == schema.fields.count else {
             throw VinyardError(
@@ -172,7 +180,7 @@ public final class ImportSession {
             return WriteResult(outcome: .rejected)
         }
         do {
-            let result = try store(record, key: key, schema: schema, source: source, policy: policy)
+            let result = try store(record, key: key, schema: schema, source: source, policy: policy, rowHash: rowHash)
             count(result.outcome, input: record.provenance.input)
             for finding in record.findings { findingCounts[finding.code.rawValue, default: 0] += 1 }
             for finding in result.conflicts { findingCounts[finding.code.rawValue, default: 0] += 1 }
@@ -183,15 +191,21 @@ public final class ImportSession {
     }
 
     private func store(
-        _ record: CanonicalRecord, key: String, schema: Schema, source: String?, policy: DuplicatePolicy
+        _ record: CanonicalRecord, key: String, schema: Schema, source: String?, policy: DuplicatePolicy,
+        rowHash: Int64?
     ) throws -> WriteResult {
         let writer = try tableWriter(for: schema)
         let table = schema.name
         var values = record.values
-        if writer.needsNormalization(values) {
-            for i in values.indices { values[i] = TableWriter.normalize(values[i], writer.types[i]) }
+        let hash: Int64
+        if let rowHash {
+            hash = rowHash
+        } else {
+            if writer.needsNormalization(values) {
+                for i in values.indices { values[i] = TableWriter.normalize(values[i], writer.types[i]) }
+            }
+            hash = writer.hash(values)
         }
-        let hash = writer.hash(values)
         let provenance = record.provenance
 
         var found: (rowID: Int64, runID: Int64, hash: Int64)?

@@ -7,9 +7,8 @@ final class TableWriter {
     let schema: Schema
     let names: [String]
     let types: [Field.FieldType]
-    /// A hash seed per field (from its name), so adding a field to the schema does not change the
-    /// hash of rows that leave it empty.
-    let seeds: [UInt64]
+    /// The row hash of this schema's values.
+    let digest: RowDigest
     let insert: Statement
     let update: Statement
     let select: Statement
@@ -50,7 +49,7 @@ final class TableWriter {
         self.connection = connection
         names = schema.fields.map(\.name)
         types = schema.fields.map(\.type)
-        seeds = names.map { RowHasher.seed($0) }
+        digest = RowDigest(schema: schema)
         let n = names.count
         let table = quoteIdentifier(schema.name)
         let fieldColumns = names.map(quoteIdentifier)
@@ -192,39 +191,11 @@ final class TableWriter {
         return Self.normalize(value, types[field])
     }
 
-    func hash(_ values: [FieldValue?]) -> Int64 {
-        var hasher = RowHasher()
-        // Borrowed elements and contiguous UTF-8 (no String copies, retains or releases per value).
-        seeds.withUnsafeBufferPointer { seeds in
-            values.withUnsafeBufferPointer { values in
-                for i in 0..<min(values.count, seeds.count) {
-                    switch values[i] {
-                    case nil: continue
-                    case .text(let s)?:
-                        hasher.mix(seeds[i])
-                        hasher.mix(1)
-                        if s.utf8.withContiguousStorageIfAvailable({ hasher.mix(bytes: UnsafeRawBufferPointer($0)) }) == nil {
-                            var s = s
-                            s.withUTF8 { hasher.mix(bytes: UnsafeRawBufferPointer($0)) }
-                        }
-                    case .integer(let v)?:
-                        hasher.mix(seeds[i])
-                        hasher.mix(2)
-                        hasher.mix(UInt64(bitPattern: v))
-                    case .real(let d)?:
-                        hasher.mix(seeds[i])
-                        hasher.mix(3)
-                        hasher.mix(d == 0 ? 0 : d.bitPattern)
-                    case .bool(let b)?:
-                        hasher.mix(seeds[i])
-                        hasher.mix(4)
-                        hasher.mix(b ? 1 : 0)
-                    }
-                }
-            }
-        }
-        return Int64(bitPattern: hasher.finalize())
-    }
+    /// The row hash of `values` (see ``RowDigest/hash(_:)``).
+    func hash(_ values: [FieldValue?]) -> Int64 { digest.hash(values) }
+
+    /// True when some value is not in the form ``normalize(_:_:)`` gives.
+    func needsNormalization(_ values: [FieldValue?]) -> Bool { digest.needsNormalization(values) }
 
     /// Bytes of the current row's text values, bound with `SQLITE_STATIC` (no copy, no malloc per
     /// value in SQLite): valid until the next ``bindRow`` rebinds every text parameter.
@@ -273,21 +244,6 @@ final class TableWriter {
         }
         try statement.bind(line, at: lineIndex)
         try statement.bind(hash, at: hashIndex)
-    }
-
-    /// True when some value is not in the form ``normalize(_:_:)`` gives.
-    func needsNormalization(_ values: [FieldValue?]) -> Bool {
-        for (i, value) in values.enumerated() {
-            switch (types[i], value) {
-            case (_, nil): continue
-            case (.integer, .integer?), (.number, .real?), (.boolean, .bool?): continue
-            case (.string, .text?), (.date, .text?), (.datetime, .text?), (.yearmonth, .text?),
-                (.dateOrYearMonth, .text?), (.array, .text?):
-                continue
-            default: return true
-            }
-        }
-        return false
     }
 
     /// The rowid, run id and hash of the stored row for `key`, or nil.
@@ -368,6 +324,71 @@ struct StoredRow {
     var input: String?
     var line: Int?
     var source: String?
+}
+
+/// The hash of a row's values that tells changed rows from unchanged ones, and the check that
+/// values are in the form SQLite stores. It depends on the schema alone, so the pipeline's
+/// mapping workers compute it ahead of the sink thread (see ``RecordSink/wantsRowHash``).
+struct RowDigest: Sendable {
+    let types: [Field.FieldType]
+    /// A hash seed per field (from its name), so adding a field to the schema does not change the
+    /// hash of rows that leave it empty.
+    let seeds: [UInt64]
+
+    init(schema: Schema) {
+        types = schema.fields.map(\.type)
+        seeds = schema.fields.map { RowHasher.seed($0.name) }
+    }
+
+    /// True when some value is not in the form ``TableWriter/normalize(_:_:)`` gives.
+    func needsNormalization(_ values: [FieldValue?]) -> Bool {
+        for (i, value) in values.enumerated() {
+            switch (types[i], value) {
+            case (_, nil): continue
+            case (.integer, .integer?), (.number, .real?), (.boolean, .bool?): continue
+            case (.string, .text?), (.date, .text?), (.datetime, .text?), (.yearmonth, .text?),
+                (.dateOrYearMonth, .text?), (.array, .text?):
+                continue
+            default: return true
+            }
+        }
+        return false
+    }
+
+    func hash(_ values: [FieldValue?]) -> Int64 {
+        var hasher = RowHasher()
+        // Borrowed elements and contiguous UTF-8 (no String copies, retains or releases per value).
+        seeds.withUnsafeBufferPointer { seeds in
+            values.withUnsafeBufferPointer { values in
+                for i in 0..<min(values.count, seeds.count) {
+                    switch values[i] {
+                    case nil: continue
+                    case .text(let s)?:
+                        hasher.mix(seeds[i])
+                        hasher.mix(1)
+                        if s.utf8.withContiguousStorageIfAvailable({ hasher.mix(bytes: UnsafeRawBufferPointer($0)) }) == nil {
+                            var s = s
+                            s.withUTF8 { hasher.mix(bytes: UnsafeRawBufferPointer($0)) }
+                        }
+                    case .integer(let v)?:
+                        hasher.mix(seeds[i])
+                        hasher.mix(2)
+                        hasher.mix(UInt64(bitPattern: v))
+                    case .real(let d)?:
+                        hasher.mix(seeds[i])
+                        hasher.mix(3)
+                        hasher.mix(d == 0 ? 0 : d.bitPattern)
+                    case .bool(let b)?:
+                        hasher.mix(seeds[i])
+                        hasher.mix(4)
+                        hasher.mix(b ? 1 : 0)
+                    }
+                }
+            }
+        }
+        return Int64(bitPattern: hasher.finalize())
+    }
+
 }
 
 /// A fast 64-bit hash of a row's values (not cryptographic: it only tells changed rows from
