@@ -6,7 +6,7 @@ import Synchronization
 /// calling thread, in input order, and handed back for reuse (the records' storage is kept from
 /// batch to batch). A batch belongs to one thread at a time: no lock per record.
 final class RecordBatch: @unchecked Sendable {
-    static let capacity = 512
+    static let capacity = 256
 
     /// The batch's place in the input (the sink takes batches in this order).
     var sequence = 0

@@ -107,7 +107,7 @@ public final class Pipeline {
             report.inputs.append(input)
         }
 
-        let flow = BatchFlow(batches: 2 * workerCount + 2)
+        let flow = BatchFlow(batches: 2 * workerCount + 3)
         var threads: [WorkerThread] = []
         defer {
             // Every thread ends once reading is over or the flow is cancelled.

@@ -122,7 +122,7 @@ final class TableWriter {
         runKeys = nil
         // The sort of the keys takes as much memory as the page cache: keep both at 32 MiB so
         // the peak stays bounded (larger runs spill sorted runs to temporary files).
-        try connection.execute("PRAGMA cache_size=\(VinyardStore.appendCacheSize * 2)")
+        try connection.execute("PRAGMA cache_size=\(VinyardStore.indexBuildCacheSize)")
         try connection.execute(VinyardStore.createKeyIndexSQL(table: schema.name))
         try connection.execute("PRAGMA cache_size=\(VinyardStore.writerCacheSize)")
         lastConflicted = false

@@ -27,8 +27,11 @@ public final class VinyardStore {
 
     /// The page cache of a writer (64 MiB, as a negative KiB count for `PRAGMA cache_size`).
     static let writerCacheSize = -65536
-    /// The page cache while appending to a table without its key index (16 MiB).
-    static let appendCacheSize = -16384
+    /// The page cache while appending to a table without its key index (8 MiB: appending needs
+    /// few pages; the memory goes to the run's in-memory keys).
+    static let appendCacheSize = -8192
+    /// The page cache (and so the sorter's memory) while the key index is built (32 MiB).
+    static let indexBuildCacheSize = -32768
 
     /// The database format this code writes (`vinyard_meta.format`).
     public static let formatVersion = 1
