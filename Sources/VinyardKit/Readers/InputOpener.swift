@@ -48,22 +48,32 @@ public final class InputReader: RecordReader {
     /// `base` when it is a CSV reader, called directly (no existential call and copy per record).
     private let csv: CSVReader?
     private let counter: CountingByteSource
+    /// The thread inflating a gzip input ahead of the parser (it owns `counter` while it runs).
+    private let readAhead: ReadAheadByteSource?
     /// The input's size in bytes when it is a regular file (nil for standard input and pipes).
     public let totalBytes: Int64?
 
-    init(base: any RecordReader, format: InputFormat, isGzip: Bool, counter: CountingByteSource, totalBytes: Int64?) {
+    init(
+        base: any RecordReader, format: InputFormat, isGzip: Bool, counter: CountingByteSource,
+        readAhead: ReadAheadByteSource? = nil, totalBytes: Int64?
+    ) {
         self.base = base
         self.csv = base as? CSVReader
         self.format = format
         self.isGzip = isGzip
         self.counter = counter
+        self.readAhead = readAhead
         self.totalBytes = totalBytes
     }
 
     /// Bytes of the input (compressed, for gzip) read so far.
-    public var bytesRead: Int64 { counter.count }
+    public var bytesRead: Int64 { readAhead?.countedBytes ?? counter.count }
     /// A 64-bit hash of the input's bytes read so far (all of them once `next()` returned nil).
-    public var contentHash: String { counter.hexDigest }
+    /// Stops a gzip input's read-ahead thread first.
+    public var contentHash: String {
+        readAhead?.stop()
+        return counter.hexDigest
+    }
 
     /// The CSV header (nil for JSON inputs).
     public var csvHeader: [String]? { csv?.header }
@@ -102,7 +112,9 @@ public func openInput(path: String, options: ReadOptions = ReadOptions()) throws
     prefix.removeSubrange(got...)
     let isGzip = got >= 2 && prefix[0] == 0x1F && prefix[1] == 0x8B
     let raw = PrefixedByteSource(prefix: prefix, rest: file)
-    let source: any ByteSource = isGzip ? try GzipByteSource(source: raw) : raw
+    // A gzip input is inflated on its own thread, ahead of the parser.
+    let readAhead = isGzip ? ReadAheadByteSource(try GzipByteSource(source: raw), counter: file) : nil
+    let source: any ByteSource = readAhead ?? raw
     let buffer = InputBuffer(source: source, maxRecordBytes: options.maxRecordBytes)
 
     var name = path.lowercased()
@@ -137,7 +149,8 @@ public func openInput(path: String, options: ReadOptions = ReadOptions()) throws
     case .jsonl:
         reader = try JSONLinesReader(buffer: buffer, encoding: options.encoding)
     }
-    return InputReader(base: reader, format: format, isGzip: isGzip, counter: file, totalBytes: totalBytes)
+    return InputReader(
+        base: reader, format: format, isGzip: isGzip, counter: file, readAhead: readAhead, totalBytes: totalBytes)
 }
 
 /// Decides the format from the first bytes of the (decompressed) content.
