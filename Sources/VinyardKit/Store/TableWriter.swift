@@ -120,8 +120,8 @@ final class TableWriter {
     func restoreKeyIndex() throws(StoreError) {
         guard runKeys != nil else { return }
         runKeys = nil
-        // The sort of the keys takes as much memory as the page cache: keep both at 32 MiB so
-        // the peak stays bounded (larger runs spill sorted runs to temporary files).
+        // The sort of the keys takes as much memory as the page cache: a small one keeps the peak
+        // low (the sort spills sorted runs to temporary files).
         try connection.execute("PRAGMA cache_size=\(VinyardStore.indexBuildCacheSize)")
         try connection.execute(VinyardStore.createKeyIndexSQL(table: schema.name))
         try connection.execute("PRAGMA cache_size=\(VinyardStore.writerCacheSize)")
