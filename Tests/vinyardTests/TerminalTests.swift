@@ -31,6 +31,23 @@ import Testing
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
+    /// A malformed first line puts every later count off the multiples of 1,024 that a per-record
+    /// update draws at; the pipeline's per-batch update must draw anyway.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: script), "needs /usr/bin/script (util-linux)"))
+    func progressDrawnWhenCountsAreOffset() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let generated = dir.appendingPathComponent("g.jsonl").path
+        #expect(try runVinyard(["generate", "--rows", "20000", "--format", "jsonl", "-o", generated]).status == 0)
+        let path = dir.appendingPathComponent("fleet.jsonl").path
+        let body = try String(contentsOfFile: generated, encoding: .utf8)
+        try ("{not json\n" + body).write(toFile: path, atomically: true, encoding: .utf8)
+        let (status, screen) = try underTerminal("'\(vinyardBinary.path)' validate '\(path)'")
+        #expect(status == 1)
+        #expect(screen.contains("\r\u{1B}[K"), "no progress line drawn")
+        #expect(screen.contains("read 20001 ="))
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: script), "needs /usr/bin/script (util-linux)"))
     func progressOnTerminalOnly() throws {
         let dir = try makeTemporaryDirectory()

@@ -78,7 +78,9 @@ final class BatchFlow: @unchecked Sendable {
         free = (0..<max(2, batches)).map { _ in RecordBatch() }
     }
 
-    private var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+    /// True once the sink thread has cancelled (the reading thread checks it per item, so a sink
+    /// error stops reading at once rather than at the next batch).
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
     /// Reading thread: the next batch to fill (numbered in order), waiting for one; nil once
     /// cancelled.

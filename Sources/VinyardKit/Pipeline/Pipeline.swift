@@ -52,6 +52,10 @@ public final class Pipeline {
     private let detector: SourceDetector
     /// Mapping worker threads per input.
     private let workerCount: Int
+    /// The mapping workers' state, one per worker thread, kept from input to input (each is used
+    /// by one thread at a time: its worker thread, joined before the next input).
+    private var checkers: [RecordChecker] = []
+    private var checkersHashRows = false
 
     public init(options: PipelineOptions, catalog: SchemaCatalog) {
         self.options = options
@@ -119,8 +123,15 @@ public final class Pipeline {
                 let r = reading.value
                 r.pipeline.read(r.reader, mappingName: r.mappingName, path: r.path, into: r.flow)
             })
-        for n in 0..<workerCount {
-            let checker = RecordChecker(options: options, catalog: catalog, rowHashes: sink.wantsRowHash)
+        // The workers' mappers and VIN caches live for the whole run (many small inputs do not
+        // each pay for building them).
+        if checkers.isEmpty || checkersHashRows != sink.wantsRowHash {
+            checkersHashRows = sink.wantsRowHash
+            checkers = (0..<workerCount).map { _ in
+                RecordChecker(options: options, catalog: catalog, rowHashes: sink.wantsRowHash)
+            }
+        }
+        for (n, checker) in checkers.enumerated() {
             let work = Unchecked((checker: checker, flow: flow))
             threads.append(
                 WorkerThread(name: "vinyard-map-\(n)") {
@@ -142,7 +153,7 @@ public final class Pipeline {
                 flow.cancel()
                 throw error
             }
-            progress?.update(records: input.read, bytesRead: batch.bytesRead)
+            progress?.updateBatch(records: input.read, bytesRead: batch.bytesRead)
             let failure = batch.failure, isLast = batch.isLast
             flow.giveBack(batch)
             if let failure {
@@ -159,7 +170,7 @@ public final class Pipeline {
         var mappingName = initial
         guard var batch = flow.takeFree(mappingName: mappingName) else { return }
         do {
-            while let item = try reader.next() {
+            while !flow.isCancelled, let item = try reader.next() {
                 if mappingName == nil, case .record(let raw) = item {
                     let mapping = try detector.detect(
                         keys: raw.fields.map(\.name), wrapper: reader.wrapperKey, inputName: path)
@@ -185,6 +196,8 @@ public final class Pipeline {
         } catch {
             batch.failure = error
         }
+        // Cancelled: the sink thread has stopped waiting for batches.
+        if flow.isCancelled { return }
         batch.isLast = true
         batch.bytesRead = reader.bytesRead
         flow.sendFilled(batch, last: true)
@@ -217,7 +230,11 @@ public final class Pipeline {
                         input.rejected += 1
                         continue
                     }
-                    guard let mapper, let schema, slot < batch.recordCount, slot < records.count else { continue }
+                    guard let mapper, let schema, slot < batch.recordCount, slot < records.count else {
+                        // A batch with records always has a mapper (the reader detects first).
+                        assertionFailure("a record without a mapper in batch \(batch.sequence)")
+                        continue
+                    }
                     defer { slot += 1 }
                     if !records[slot].findings.isEmpty {
                         let vin = vinText(records[slot], mapper)
