@@ -10,6 +10,8 @@
 #   bash Fuzz/run.sh 30 csv json    # two harnesses
 #   RUNS=1000000 bash Fuzz/run.sh 0      # a fixed number of executions instead of a time limit
 #   RUNS=1000000 bash Fuzz/run.sh 600 vin  # one million executions or ten minutes, whichever first
+#   TIMEOUT=120 RUNS=1000000 bash Fuzz/run.sh 0 csv  # a longer per-unit hang limit (default 10 s),
+#                                                    # for a machine busy with other work
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -44,7 +46,7 @@ for h in "${harnesses[@]}"; do
         [ "$seconds" -gt 0 ] && limit+=(-max_total_time="$seconds")
     fi
     echo "== $h: fuzzing (${RUNS:-$seconds s})"
-    "$bin" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+    "$bin" "${limit[@]}" -timeout="${TIMEOUT:-10}" -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
         -artifact_prefix="$crashes/" "$corpus" "${seeds[@]}" > "$out/$h.log" 2>&1
     rc=$?
     grep -E "stat::number_of_executed_units|Done [0-9]+ runs" "$out/$h.log" | tail -2
