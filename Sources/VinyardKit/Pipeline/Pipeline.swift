@@ -153,7 +153,7 @@ public final class Pipeline {
                 flow.cancel()
                 throw error
             }
-            progress?.updateBatch(records: input.read, bytesRead: batch.bytesRead)
+            progress?.update(records: input.read, bytesRead: batch.bytesRead)
             let failure = batch.failure, isLast = batch.isLast
             flow.giveBack(batch)
             if let failure {

@@ -30,18 +30,9 @@ public final class ProgressLine: @unchecked Sendable {
         start = Date()
     }
 
-    /// Reports progress; cheap to call per record (draws at most 10 times a second, looking at
-    /// the clock once per 1,024 records).
-    @inline(__always)
+    /// Reports progress, once per batch of records rather than per record (reads the clock each
+    /// time; draws at most 10 times a second).
     public func update(records: Int, bytesRead: Int64) {
-        guard enabled, records & 1023 == 0 else { return }
-        self.records = records
-        draw(bytesRead: bytesRead)
-    }
-
-    /// Reports progress after a batch of records, whatever the count (draws at most 10 times a
-    /// second).
-    public func updateBatch(records: Int, bytesRead: Int64) {
         guard enabled else { return }
         self.records = records
         draw(bytesRead: bytesRead)
