@@ -6,7 +6,8 @@ import CSQLite
 final class TableWriter {
     let schema: Schema
     let names: [String]
-    let types: [Field.FieldType]
+    /// Each field's type (the digest's, kept in one place).
+    var types: [Field.FieldType] { digest.types }
     /// The row hash of this schema's values.
     let digest: RowDigest
     let insert: Statement
@@ -48,7 +49,6 @@ final class TableWriter {
         self.schema = schema
         self.connection = connection
         names = schema.fields.map(\.name)
-        types = schema.fields.map(\.type)
         digest = RowDigest(schema: schema)
         let n = names.count
         let table = quoteIdentifier(schema.name)
