@@ -12,6 +12,8 @@ public final class Connection {
         case readOnly
         /// Read and write, creating the file when it does not exist.
         case readWriteCreate
+        /// Read and write an existing file.
+        case readWrite
     }
 
     let handle: OpaquePointer
@@ -34,6 +36,7 @@ public final class Connection {
                 flags |= SQLITE_OPEN_URI
             }
         case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE
         }
         let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
@@ -48,12 +51,14 @@ public final class Connection {
 
     deinit { sqlite3_close_v2(handle) }
 
-    /// `file:PATH?immutable=1` when `path`'s directory is not writable and no `-wal` file exists;
-    /// nil otherwise.
+    /// `file:PATH?immutable=1` when `path`'s directory is not writable and no `-wal` or `-journal`
+    /// file exists (an immutable open would ignore them); nil otherwise.
     static func immutableURI(for path: String) -> String? {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        guard access(directory, W_OK) != 0, access(path + "-wal", F_OK) != 0 else { return nil }
+        guard access(directory, W_OK) != 0, access(path + "-wal", F_OK) != 0, access(path + "-journal", F_OK) != 0 else {
+            return nil
+        }
         var encoded = ""
         for byte in path.utf8 {
             switch byte {

@@ -10,9 +10,11 @@ extension VinyardStore {
     ///   `["on-duplicate": "last", "source": "fleet"]`).
     public func beginImport(options: [String: String] = [:]) throws -> ImportSession {
         guard !isReadOnly else { throw VinyardError(.usage, "\(path) is open read-only") }
+        let bulkLoad = enterBulkLoadJournal()
         do {
             try connection.begin(.immediate)
         } catch {
+            if bulkLoad { leaveBulkLoadJournal() }
             if error.isBusy {
                 throw VinyardError(
                     .store,
@@ -22,9 +24,10 @@ extension VinyardStore {
             throw Self.storeError(error, "cannot start an import in \(path)")
         }
         do {
-            return try ImportSession(store: self, options: options)
+            return try ImportSession(store: self, options: options, bulkLoad: bulkLoad)
         } catch {
             try? connection.rollback()
+            if bulkLoad { leaveBulkLoadJournal() }
             if let error = error as? StoreError { throw Self.storeError(error, "cannot start an import in \(path)") }
             throw error
         }
@@ -61,6 +64,8 @@ public final class ImportSession {
     public private(set) var isFinished = false
 
     private let options: [String: String]
+    /// The run uses a rollback journal (``VinyardStore/enterBulkLoadJournal()``): back to WAL when it ends.
+    private let bulkLoad: Bool
     private let timestamp: String
     private var tables: [String: TableWriter] = [:]
     private var lastWriter: TableWriter?
@@ -79,9 +84,10 @@ public final class ImportSession {
 
     private var connection: Connection { store.connection }
 
-    init(store: VinyardStore, options: [String: String]) throws {
+    init(store: VinyardStore, options: [String: String], bulkLoad: Bool = false) throws {
         self.store = store
         self.options = options
+        self.bulkLoad = bulkLoad
         startedAt = Date()
         timestamp = VinyardStore.timestamp(startedAt)
         let connection = store.connection
@@ -124,7 +130,10 @@ public final class ImportSession {
     }
 
     deinit {
-        if !isFinished { try? store.connection.rollback() }
+        if !isFinished {
+            try? store.connection.rollback()
+            if bulkLoad { store.leaveBulkLoadJournal() }
+        }
     }
 
     // MARK: Writing records
@@ -432,9 +441,11 @@ public final class ImportSession {
         } catch {
             try? connection.rollback()
             isFinished = true
+            if bulkLoad { store.leaveBulkLoadJournal() }
             throw VinyardStore.storeError(error, "cannot commit the import into \(store.path)")
         }
         isFinished = true
+        if bulkLoad { store.leaveBulkLoadJournal() }
         return ImportRunReport(
             runID: runID, counts: counts, findings: findingCounts, inputs: listed, elapsedSeconds: elapsed, status: status)
     }
@@ -443,6 +454,7 @@ public final class ImportSession {
     public func rollback() throws {
         guard !isFinished else { return }
         isFinished = true
+        defer { if bulkLoad { store.leaveBulkLoadJournal() } }
         do { try connection.rollback() } catch {
             throw VinyardStore.storeError(error, "cannot roll back the import into \(store.path)")
         }

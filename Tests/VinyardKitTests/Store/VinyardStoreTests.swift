@@ -307,6 +307,45 @@ import VinyardKit
         #expect(try first.integrityCheck() == ["ok"])
     }
 
+    /// The first load into empty tables runs with a rollback journal (its pages are written once,
+    /// not to the WAL and again by the checkpoint) and leaves the file in WAL mode; a run into
+    /// tables that hold rows, or while another connection has the file open, stays in WAL.
+    @Test func bulkLoadUsesARollbackJournalOnlyIntoEmptyTablesAlone() throws {
+        let dir = try makeStoreDirectory()
+        let path = dir.appendingPathComponent("v.db").path
+        let store = try VinyardStore(path: path)
+        func journalMode() throws -> FieldValue? { try store.rows("PRAGMA journal_mode").first?.first ?? nil }
+
+        let first = try store.beginImport()
+        #expect(try journalMode() == .text("delete"))
+        #expect(FileManager.default.fileExists(atPath: path + "-journal"))
+        try first.write(testRecord("VIN1", make: "BMW", line: 2), schema: testSchema)
+        _ = try first.finish()
+        #expect(try journalMode() == .text("wal"))
+        #expect(!FileManager.default.fileExists(atPath: path + "-journal"))
+
+        let second = try store.beginImport()
+        #expect(try journalMode() == .text("wal"), "the table holds a row")
+        try second.rollback()
+
+        let other = try makeStoreDirectory().appendingPathComponent("w.db").path
+        let empty = try VinyardStore(path: other)
+        let reader = try VinyardStore(path: other, readOnly: true)
+        _ = try reader.rows("SELECT count(*) FROM import_runs")
+        let third = try empty.beginImport()
+        #expect(try empty.rows("PRAGMA journal_mode").first?.first == .text("wal"), "another connection is open")
+        try third.rollback()
+
+        // A rolled-back bulk run also goes back to WAL and leaves nothing behind.
+        let fourthStore = try VinyardStore(path: dir.appendingPathComponent("x.db").path)
+        let fourth = try fourthStore.beginImport()
+        try fourth.write(testRecord("VIN1", make: "BMW", line: 2), schema: testSchema)
+        try fourth.rollback()
+        #expect(try fourthStore.rows("PRAGMA journal_mode").first?.first == .text("wal"))
+        #expect(try fourthStore.count("SELECT count(*) FROM import_runs") == 0)
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+
     @Test func statsCountsTablesSourcesMakesAndRuns() throws {
         let dir = try makeStoreDirectory()
         let store = try VinyardStore(path: dir.appendingPathComponent("v.db").path)
