@@ -32,10 +32,23 @@ final class RecordBatch: @unchecked Sendable {
     /// The input's last batch.
     var isLast = false
 
+    /// The field arrays of the batch's last records, collected by ``reset(sequence:mappingName:)``
+    /// for the reader to fill again (``InputReader/recycle(_:)``): uniquely held, so the reader
+    /// writes the next record's values in place instead of allocating an array and retaining
+    /// every field name per record.
+    var spareFields: [[RawField]] = []
+
     var isFull: Bool { items.count >= Self.capacity }
 
     func reset(sequence: Int, mappingName: String?) {
         self.sequence = sequence
+        // The record slots share the items' field arrays (`raw`): let go of them first.
+        records.withUnsafeMutableBufferPointer { records in
+            for i in records.indices where !records[i].raw.fields.isEmpty { records[i].raw.fields = [] }
+        }
+        for item in items {
+            if case .record(let raw) = item, !raw.fields.isEmpty { spareFields.append(raw.fields) }
+        }
         items.removeAll(keepingCapacity: true)
         self.mappingName = mappingName
         recordCount = 0

@@ -169,6 +169,7 @@ public final class Pipeline {
     private func read(_ reader: InputReader, mappingName initial: String?, path: String, into flow: BatchFlow) {
         var mappingName = initial
         guard var batch = flow.takeFree(mappingName: mappingName) else { return }
+        reader.recycle(&batch.spareFields)
         do {
             while !flow.isCancelled, let item = try reader.next() {
                 if mappingName == nil, case .record(let raw) = item {
@@ -182,6 +183,7 @@ public final class Pipeline {
                         flow.sendFilled(batch, last: false)
                         guard let next = flow.takeFree(mappingName: mappingName) else { return }
                         batch = next
+                        reader.recycle(&batch.spareFields)
                     }
                     batch.mappingName = mappingName
                 }
@@ -191,6 +193,7 @@ public final class Pipeline {
                     flow.sendFilled(batch, last: false)
                     guard let next = flow.takeFree(mappingName: mappingName) else { return }
                     batch = next
+                    reader.recycle(&batch.spareFields)
                 }
             }
         } catch {
@@ -213,9 +216,10 @@ public final class Pipeline {
         let schema = mapper?.schema
         let source = mapper?.mapping.name ?? ""
         var slot = 0
-        // Borrowed in place: no copy (and retain/release) of each item and record.
+        let rowHashes = batch.rowHashes
+        // Items borrowed in place: no copy (and retain/release) of each.
         try batch.items.withUnsafeBufferPointer { items in
-            try batch.records.withUnsafeBufferPointer { records in
+            try batch.records.withUnsafeMutableBufferPointer { records in
                 for item in items.indices {
                     input.read += 1
                     report.read += 1
@@ -230,25 +234,34 @@ public final class Pipeline {
                         input.rejected += 1
                         continue
                     }
-                    guard let mapper, let schema, slot < batch.recordCount, slot < records.count else {
+                    guard let mapper, let schema, slot < batch.recordCount, let base = records.baseAddress,
+                        slot < records.count
+                    else {
                         // A batch with records always has a mapper (the reader detects first).
                         assertionFailure("a record without a mapper in batch \(batch.sequence)")
                         continue
                     }
-                    defer { slot += 1 }
-                    if !records[slot].findings.isEmpty {
-                        let vin = vinText(records[slot], mapper)
-                        for finding in records[slot].findings { report.count(finding, vin: vin) }
+                    // Moved out of its slot for the sink calls and back after (also when they
+                    // throw): passing the slot itself would copy the record, a retain and a
+                    // release of each of its arrays and strings.
+                    let record = (base + slot).move()
+                    defer {
+                        (base + slot).initialize(to: record)
+                        slot += 1
                     }
-                    if records[slot].isRejected || records[slot].key == nil {
-                        try sink.reject(records[slot], schema: schema, source: source)
+                    if !record.findings.isEmpty {
+                        let vin = vinText(record, mapper)
+                        for finding in record.findings { report.count(finding, vin: vin) }
+                    }
+                    if record.isRejected || record.key == nil {
+                        try sink.reject(record, schema: schema, source: source)
                         report.rejected += 1
                         input.rejected += 1
                         continue
                     }
                     let result = try sink.accept(
-                        records[slot], schema: schema, source: source,
-                        rowHash: slot < batch.rowHashes.count ? batch.rowHashes[slot] : nil)
+                        record, schema: schema, source: source,
+                        rowHash: slot < rowHashes.count ? rowHashes[slot] : nil)
                     for finding in result.conflicts { report.count(finding) }
                     switch result.outcome {
                     case .inserted: report.inserted += 1

@@ -27,8 +27,10 @@ extension CSVReader {
         let p = UnsafePointer(buffer.bytes)
         let first = p[start]
         if first == Self.lf || first == Self.cr { return nil }  // a blank line
-        // Moved out so that the array is uniquely referenced once the caller let go of it.
-        var fields = lastFields
+        // A recycled array, or the last record's (moved out so that it is uniquely referenced
+        // once the caller let go of it).
+        let recycled = !spareFields.isEmpty
+        var fields = recycled ? spareFields.removeLast() : lastFields
         lastFields = []
         if fields.count != template.count { fields = template }
         let delimiter = self.delimiter
@@ -37,13 +39,15 @@ extension CSVReader {
             Self.readRecord(p, from: start, to: end, into: out, delimiter: delimiter, encoding: encoding)
         }
         guard next >= 0 else {
-            lastFields = fields
+            if recycled { spareFields.append(fields) } else { lastFields = fields }
             return nil
         }
         let startLine = line
         line = startLine + 1
         buffer.start = next
-        lastFields = fields
+        // Kept for the next record only when no recycled arrays come back (a second reference
+        // would make the caller's handed-back array shared).
+        if !recycled { lastFields = fields }
         return RawRecord(fields: fields, provenance: Provenance(input: inputName, line: startLine))
     }
 

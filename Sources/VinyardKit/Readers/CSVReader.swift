@@ -35,6 +35,8 @@ public final class CSVReader: RecordReader {
     private var scratch: [UInt8] = []
     /// The last record's fields: their storage is reused when the caller has let go of them.
     var lastFields: [RawField] = []
+    /// Field arrays handed back by the caller (``recycle(_:)``), filled again before `lastFields`.
+    var spareFields: [[RawField]] = []
     /// One field per header column with an empty value: the shape of a record, copied when the
     /// last record's fields are still held by the caller.
     var template: [RawField] = []
@@ -259,6 +261,17 @@ public final class CSVReader: RecordReader {
             )
         }
         return result
+    }
+
+    /// Takes field arrays of records the caller no longer holds, to fill again in place (the
+    /// pipeline hands back each batch's): an array with the header's shape keeps its field names,
+    /// so the next record costs no array allocation and no retain per name.
+    func recycle(_ arrays: inout [[RawField]]) {
+        let shape = template.count
+        guard shape > 0 else { return }
+        for array in arrays where array.count == shape && spareFields.count < 4096 {
+            spareFields.append(array)
+        }
     }
 
     /// The scanned record's fields (named from `names`, `_extra_N` beyond; unnamed when `names`

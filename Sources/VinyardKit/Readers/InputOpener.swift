@@ -86,6 +86,13 @@ public final class InputReader: RecordReader {
         if let csv { return try csv.next() }
         return try base.next()
     }
+
+    /// Field arrays of records the caller is done with, for a CSV reader to fill again (the
+    /// other readers drop them). Empties `arrays`.
+    func recycle(_ arrays: inout [[RawField]]) {
+        if let csv { csv.recycle(&arrays) }
+        arrays.removeAll(keepingCapacity: true)
+    }
 }
 
 /// Opens an input (a path, or `-` for standard input) for reading records.

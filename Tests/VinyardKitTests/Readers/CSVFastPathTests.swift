@@ -4,6 +4,36 @@ import Testing
 
 /// The CSV reader's word-at-a-time scan and ASCII fast path give what a byte-by-byte reading does.
 @Suite struct CSVFastPathTests {
+    /// Field arrays handed back to the reader are filled again with the next records' values; an
+    /// array the caller still holds keeps its values (copy on write), whatever the reader does.
+    @Test func recycledFieldArraysCarryTheirOwnRecord() throws {
+        let rows = (0..<40).map { "V\($0),make\($0),\($0 * 7)" }
+        let text = "vin,make,km\n" + rows.joined(separator: "\n") + "\n"
+        let reader = try CSVReader(source: MemorySource(Array(text.utf8)))
+        func values(_ item: ReadItem?) -> [String] {
+            guard case .record(let raw)? = item else { return [] }
+            return raw.fields.map { "\($0.name)=\($0.value.scalarText ?? "-")" }
+        }
+        func expected(_ i: Int) -> [String] { ["vin=V\(i)", "make=make\(i)", "km=\(i * 7)"] }
+        var kept: [(Int, RawRecord)] = []
+        var handBack: [[RawField]] = []
+        for i in 0..<40 {
+            let item = try reader.next()
+            #expect(values(item) == expected(i), "record \(i)")
+            guard case .record(let raw)? = item else { continue }
+            if i % 3 == 0 { kept.append((i, raw)) }  // still held while its array is handed back
+            handBack.append(raw.fields)
+            if i % 5 == 4 {
+                reader.recycle(&handBack)
+                handBack.removeAll()
+            }
+        }
+        #expect(try reader.next() == nil)
+        for (i, raw) in kept {
+            #expect(values(.record(raw)) == expected(i), "kept record \(i) changed after its array was recycled")
+        }
+    }
+
     @Test func byteScanAgreesWithNaiveSearch() {
         var rng = SystemRandomNumberGenerator()
         let alphabet: [UInt8] = [0x2C, 0x0A, 0x0D, 0x22, 0x41, 0x61, 0x80, 0xFF, 0x00, 0x2B, 0x2D, 0x09, 0x0D, 0x0E, 0x7F, 0x23]
