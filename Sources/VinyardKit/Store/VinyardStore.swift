@@ -34,6 +34,9 @@ public final class VinyardStore {
     /// spills sorted runs to temporary files and merges them; 32 MiB took no less time and raised
     /// a 1M-row import's peak RSS from 73 to 125 MB).
     static let indexBuildCacheSize = -8192
+    /// `PRAGMA threads` for the key-index build: 2 (the sort gets a helper thread) when there is
+    /// a second core, else 0.
+    static let indexBuildThreads = ProcessInfo.processInfo.activeProcessorCount > 1 ? 2 : 0
 
     /// An import into tables that are all empty (the big first load) runs with a rollback journal
     /// instead of the WAL, when no other connection has the file open: its new pages are then
