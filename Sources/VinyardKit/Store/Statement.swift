@@ -13,6 +13,8 @@ public final class Statement {
     /// which binds every parameter of its statements on every row: a column that stays empty
     /// row after row is bound once (`sqlite3_reset` keeps bindings).
     var nullParameters: UInt64 = 0
+    /// Text last bound by ``bindRepeating(_:at:)``, by parameter index.
+    private var repeatedText: [String?] = []
 
     init(connection: Connection, sql: String, persistent: Bool) throws(StoreError) {
         var statement: OpaquePointer?
@@ -48,6 +50,22 @@ public final class Statement {
                 handle, Int32(index), base.assumingMemoryBound(to: CChar.self), Int32(clamping: buffer.count))
         }
         try check(rc)
+    }
+
+    /// Binds text (copied by SQLite), or NULL, that usually repeats row after row at this
+    /// parameter (an import's `_source` and `_input`): bound again only when it changes
+    /// (`sqlite3_reset` keeps bindings). Bind this parameter only through this method.
+    func bindRepeating(_ text: String?, at index: Int) throws(StoreError) {
+        if repeatedText.count <= index { repeatedText += Array(repeating: nil, count: index + 1 - repeatedText.count) }
+        guard let text else {
+            repeatedText[index] = nil
+            return try bindNull(at: index)
+        }
+        // Identical storage compares equal at once.
+        if repeatedText[index] == text { return }
+        repeatedText[index] = nil  // a failed bind leaves the parameter unknown
+        try bind(text, at: index)
+        repeatedText[index] = text
     }
 
     /// Binds text from bytes the caller keeps alive and unchanged until the statement is reset

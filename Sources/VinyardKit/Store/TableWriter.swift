@@ -215,7 +215,7 @@ final class TableWriter {
         _ statement: Statement, key: String, values: [FieldValue?], source: String?, input: String?, line: Int?, hash: Int64
     ) throws(StoreError) {
         statement.reset()
-        var needed = key.utf8.count + (source?.utf8.count ?? 0) + (input?.utf8.count ?? 0)
+        var needed = key.utf8.count
         for case .text(let s)? in values { needed += s.utf8.count }
         arena.reset(capacity: needed)
         try statement.bindStatic(arena.append(key), at: 1)
@@ -241,12 +241,8 @@ final class TableWriter {
                 }
             }
         }
-        if let source { try statement.bindStatic(arena.append(source), at: sourceIndex) } else {
-            try statement.bindNull(at: sourceIndex)
-        }
-        if let input { try statement.bindStatic(arena.append(input), at: inputIndex) } else {
-            try statement.bindNull(at: inputIndex)
-        }
+        try statement.bindRepeating(source, at: sourceIndex)
+        try statement.bindRepeating(input, at: inputIndex)
         try statement.bind(line, at: lineIndex)
         try statement.bind(hash, at: hashIndex)
     }
