@@ -304,16 +304,24 @@ final class FieldTyper {
 /// the whole string with SipHash.
 final class TypedValueCache {
     static let size = 1024
-    private let entries: UnsafeMutablePointer<(key: String, value: TypedValue)?>
+    // Keys and values apart: a lookup compares the key in place and copies only a hit's value
+    // (an optional (key, value) tuple was copied whole, through generic runtime witnesses, on
+    // every lookup).
+    private let keys: UnsafeMutablePointer<String?>
+    private let values: UnsafeMutablePointer<TypedValue>
 
     init() {
-        entries = .allocate(capacity: Self.size)
-        entries.initialize(repeating: nil, count: Self.size)
+        keys = .allocate(capacity: Self.size)
+        keys.initialize(repeating: nil, count: Self.size)
+        values = .allocate(capacity: Self.size)
+        values.initialize(repeating: .success(.text("")), count: Self.size)
     }
 
     deinit {
-        entries.deinitialize(count: Self.size)
-        entries.deallocate()
+        keys.deinitialize(count: Self.size)
+        keys.deallocate()
+        values.deinitialize(count: Self.size)
+        values.deallocate()
     }
 
     /// The slot for a text: a multiplicative hash of its length and up to its first 32 bytes.
@@ -332,13 +340,16 @@ final class TypedValueCache {
 
     @inline(__always)
     func value(at slot: Int, for text: String) -> TypedValue? {
-        guard let entry = entries[slot & (Self.size - 1)], entry.key == text else { return nil }
-        return entry.value
+        let i = slot & (Self.size - 1)
+        guard keys[i] == text else { return nil }
+        return values[i]
     }
 
     @inline(__always)
     func store(_ value: TypedValue, for text: String, at slot: Int) {
-        entries[slot & (Self.size - 1)] = (text, value)
+        let i = slot & (Self.size - 1)
+        keys[i] = text
+        values[i] = value
     }
 }
 
