@@ -33,10 +33,17 @@ public enum ValueParser {
     /// The text without leading and trailing ASCII white space and no-break spaces; returns the
     /// same string (no copy) when there is nothing to trim.
     public static func trimmed(_ s: String) -> String {
-        // withUTF8 reads a small (inline) string in place, where `utf8.first`/`last` walk indices.
-        var text = s
-        let ends: (UInt8, UInt8)? = text.withUTF8 { b in b.isEmpty ? nil : (b[0], b[b.count - 1]) }
-        guard let (first, last) = ends else { return s }
+        // Contiguous UTF-8 is read in place (no copy of the string, no retain), where
+        // `utf8.first`/`last` walk indices.
+        func ends(_ b: UnsafeBufferPointer<UInt8>) -> (UInt8, UInt8)? { b.isEmpty ? nil : (b[0], b[b.count - 1]) }
+        let found: (UInt8, UInt8)?
+        if let inPlace = s.utf8.withContiguousStorageIfAvailable(ends) {
+            found = inPlace
+        } else {
+            var text = s
+            found = text.withUTF8(ends)
+        }
+        guard let (first, last) = found else { return s }
         if !isSpace(first), !isSpace(last), first != 0xC2, last != 0xA0 { return s }
         return String(s.trimmingSpaces())
     }
