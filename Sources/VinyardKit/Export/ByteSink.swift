@@ -19,7 +19,7 @@ public final class FileByteSink: ByteSink {
     /// Creates (or truncates) `path`; `-` is standard output.
     /// - Throws: `.cantCreate` when the file cannot be created.
     public init(path: String) throws {
-        name = path
+        name = path == "-" ? "standard output" : path
         buffer.reserveCapacity(capacity)
         if path == "-" {
             fd = 1
@@ -77,6 +77,17 @@ public final class FileByteSink: ByteSink {
         if ownsDescriptor, Foundation.close(fd) != 0 {
             throw VinyardError(.io, "\(name): close failed: \(String(cString: strerror(errno)))")
         }
+    }
+}
+
+extension FileByteSink {
+    /// Writes `text` to standard output, unbuffered by stdio: a failure (a full disk, a closed
+    /// descriptor) throws `.io` instead of being lost or trapping.
+    public static func writeStandardOutput(_ text: String) throws {
+        let sink = try FileByteSink(path: "-")
+        var text = text
+        try text.withUTF8 { try sink.write(UnsafeRawBufferPointer($0)) }
+        try sink.close()
     }
 }
 

@@ -62,7 +62,7 @@ struct Decode: ParsableCommand {
             case .json: output = DecodeOutput.json(analyses) + "\n"
             case .text: output = analyses.map(DecodeOutput.text).joined(separator: "\n")
             }
-            FileHandle.standardOutput.write(Data(output.utf8))
+            try FileByteSink.writeStandardOutput(output)
         }
     }
 }

@@ -78,7 +78,7 @@ struct Import: ParsableCommand {
             if strict && result.rejected > 0 {
                 try session.rollback()
                 failedStrict = true
-                printReport(result, format: report, title: "import into \(db): ROLLED BACK (--strict, \(result.rejected) rejected)")
+                try printReport(result, format: report, title: "import into \(db): ROLLED BACK (--strict, \(result.rejected) rejected)")
                 return
             }
             let inputs = result.inputs.map {
@@ -88,7 +88,7 @@ struct Import: ParsableCommand {
             let run = try session.finish(inputs: inputs)
             let title = "import into \(db) (run \(run.runID))"
                 + (result.read > 0 && result.nothingChanged ? ": nothing changed, every record was already there" : "")
-            printReport(result, format: report, title: title)
+            try printReport(result, format: report, title: title)
         }
         if failedStrict { throw ExitCode(1) }
     }

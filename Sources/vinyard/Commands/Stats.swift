@@ -47,7 +47,7 @@ struct Stats: ParsableCommand {
             case .text:
                 output = Self.text(stats)
             }
-            FileHandle.standardOutput.write(Data(output.utf8))
+            try FileByteSink.writeStandardOutput(output)
         }
     }
 

@@ -50,7 +50,7 @@ struct Validate: ParsableCommand {
                 .run(inputs: input.inputs, into: sink, progress: pipeline.progressLine())
             try sink.finish()
             result.rejectsPath = rejects
-            printReport(result, format: report, title: "validate")
+            try printReport(result, format: report, title: "validate")
             rejected = result.rejected
         }
         if rejected > 0 { throw ExitCode(1) }

@@ -60,10 +60,11 @@ enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// Prints a run report on standard output.
-func printReport(_ report: RunReport, format: ReportFormat, title: String) {
+/// - Throws: `.io` when standard output cannot be written.
+func printReport(_ report: RunReport, format: ReportFormat, title: String) throws {
     switch format {
     case .json:
-        print(report.json())
+        try FileByteSink.writeStandardOutput(report.json() + "\n")
     case .text:
         let color = FileHandle.standardOutput.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
         var text = title + "\n"
@@ -72,6 +73,6 @@ func printReport(_ report: RunReport, format: ReportFormat, title: String) {
                 + "\(input.read) read, \(input.rejected) rejected\n"
         }
         text += "\n" + report.text(color: color)
-        print(text, terminator: "")
+        try FileByteSink.writeStandardOutput(text)
     }
 }
