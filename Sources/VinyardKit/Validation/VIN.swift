@@ -234,8 +234,9 @@ public enum VINEngine {
             if let digit {
                 analysis.expectedCheckDigit = Character(Unicode.Scalar(digit))
                 if bytes[8] != digit {
-                    let repaired = repair(bytes, requireCheckDigit: true)
-                    let suggestion = mandatory ? repaired : nil
+                    // Where a single common typo explains the wrong digit, also where the digit
+                    // is only a warning (DESIGN.md "Validation").
+                    let suggestion = repair(bytes, requireCheckDigit: true, requireMandatoryRegion: mandatory)
                     var message = "check digit is \(Character(Unicode.Scalar(bytes[8]))), expected \(Character(Unicode.Scalar(digit)))"
                     if let suggestion {
                         message += "; probable VIN \(suggestion)"
@@ -283,20 +284,26 @@ public enum VINEngine {
 
     /// Single-character substitutions from the confusion pairs; the one candidate that makes the VIN fully
     /// valid (allowed characters and, when required, the check digit; not a placeholder), or nil.
-    static func repair(_ bytes: [UInt8], requireCheckDigit: Bool) -> String? {
+    /// - Parameter requireMandatoryRegion: the candidate must be a VIN whose check digit is
+    ///   mandatory (North America, China); `requireCheckDigit` when not given.
+    static func repair(_ bytes: [UInt8], requireCheckDigit: Bool, requireMandatoryRegion: Bool? = nil) -> String? {
         guard bytes.count == 17 else { return nil }
+        let mandatoryRegion = requireMandatoryRegion ?? requireCheckDigit
+        // Serials end in digits (in North America positions 14-17 at least, elsewhere nearly
+        // always): a repair never turns a digit there into a letter.
         var candidate = bytes
         var found: [UInt8]?
         for i in 0..<17 {
             guard let alternatives = confusions[bytes[i]] else { continue }
             for alt in alternatives {
+                if i >= 13 && bytes[i] >= 0x30 && bytes[i] <= 0x39 && alt >= 0x41 { continue }
                 candidate[i] = alt
                 let ok = candidate.withUnsafeBufferPointer { buf -> Bool in
                     guard let digit = checkDigitByte(buf) else { return false }
                     return !requireCheckDigit || buf[8] == digit
                 }
                 if ok && placeholderReason(candidate) == nil
-                    && (!requireCheckDigit || VINDecoder.checkDigitMandatory(candidate))
+                    && (!mandatoryRegion || VINDecoder.checkDigitMandatory(candidate))
                 {
                     if found != nil { return nil }
                     found = candidate

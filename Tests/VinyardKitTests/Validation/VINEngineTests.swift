@@ -96,8 +96,16 @@ import Testing
         #expect(a.findings.first { $0.code == .vinCheckDigit }?.message.contains("probable VIN 1HGCM82633A004352") == true)
         // S typed for 5.
         #expect(VINEngine.analyze("1FTFW1E57KFA143S2").suggestion == "1FTFW1E57KFA14352")
-        // Outside North America and China the check digit is optional: no repair from it.
-        #expect(VINEngine.analyze("JM1GJ1W6SE1143959").suggestion == nil)
+        // Outside North America and China the wrong digit is a warning, and a single typo that
+        // explains it is still reported (DESIGN.md: a check-digit failure reports the probable VIN).
+        let mazda = VINEngine.analyze("JM1GJ1W6SE1143959")
+        #expect(mazda.suggestion == "JM1GJ1W65E1143959")
+        #expect(mazda.findings.first { $0.code == .vinCheckDigit }?.severity == .warning)
+        #expect(VINEngine.analyze("VF1RFB0085B123456").suggestion == "VF1RFB00858123456")
+        // A repair never turns a serial digit at positions 14-17 into a letter: these are wrong
+        // check digits, not typos (8 → B would have "fixed" both).
+        #expect(VINEngine.analyze("1C4AEHRK0JC000896").suggestion == nil)
+        #expect(VINEngine.analyze("2HKCWJPW0CR001798").suggestion == nil)
     }
 
     @Test func noRepairWhenAmbiguousOrAbsent() {
