@@ -235,7 +235,7 @@ public final class ImportSession {
             }
         }
         // A new key is one statement; after a conflict the next key is looked up first.
-        if found == nil, writer.lastConflicted { found = try writer.find(key) }
+        if found == nil, writer.lastConflicted { found = try writer.find(key, provenance: provenance) }
         if found == nil {
             try writer.bindRow(
                 writer.insert, key: key, values: values, source: source, input: provenance.input, line: provenance.line,
@@ -247,7 +247,7 @@ public final class ImportSession {
                 try addFindings(record.findings, table: table, key: key, provenance: provenance)
                 return WriteResult(outcome: .inserted)
             }
-            found = try writer.find(key)
+            found = try writer.find(key, provenance: provenance)
         }
         writer.lastConflicted = true
         guard let found else {
@@ -258,7 +258,20 @@ public final class ImportSession {
         let seen = try writer.seenEntry(found.rowID, currentHash: found.hash)
         let inRun = found.runID == runID || seen != nil
         if !inRun && found.hash == hash {
-            // The common re-import case: same values, nothing is rewritten.
+            // The common re-import case: same values, nothing is rewritten. When the input holds
+            // the key more than once, the row may have been stored from a later line with these
+            // values: it now stands for this line (the run's first occurrence), so that a later
+            // duplicate that replaces it keeps this line in `duplicates` and nothing is listed
+            // twice or lost.
+            if !writer.foundSameProvenance {
+                let move = writer.moveProvenance
+                move.reset()
+                try move.bind(provenance.input, at: 1)
+                try move.bind(Int64(provenance.line), at: 2)
+                try move.bind(found.rowID, at: 3)
+                try move.step()
+                move.reset()
+            }
             try writer.markSeen(found.rowID, prevHash: found.hash, changed: false)
             return WriteResult(outcome: .unchanged)
         }

@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// The prepared statements and per-table state for writing one schema's rows in an import run.
 /// Parameters are numbered so the INSERT and the UPDATE bind the same way:
@@ -14,6 +15,10 @@ final class TableWriter {
     let update: Statement
     let select: Statement
     let probe: Statement
+    /// Sets `_input`, `_line` of a row by rowid (an unchanged record met under another line).
+    let moveProvenance: Statement
+    /// Whether the row ``find(_:provenance:)`` found last was stored from that provenance.
+    private(set) var foundSameProvenance = true
     let markSeen: Statement
     let checkSeen: Statement
     /// The temporary table of rows from earlier runs met in this run (by rowid), with the hash
@@ -75,7 +80,10 @@ final class TableWriter {
             "SELECT \(fieldColumns.joined(separator: ",")),\"_run_id\",\"_hash\",\"_input\",\"_line\",\"_source\" "
                 + "FROM \(table) WHERE rowid=?1", persistent: true)
         probe = try connection.prepare(
-            "SELECT rowid, \"_run_id\", \"_hash\" FROM \(table) WHERE \"_key\"=?1", persistent: true)
+            "SELECT rowid, \"_run_id\", \"_hash\", \"_input\", \"_line\" FROM \(table) WHERE \"_key\"=?1",
+            persistent: true)
+        moveProvenance = try connection.prepare(
+            "UPDATE \(table) SET \"_input\"=?1, \"_line\"=?2 WHERE rowid=?3", persistent: true)
         seenTable = "temp.vinyard_seen_\(ordinal)"
         try connection.execute(
             """
@@ -248,11 +256,26 @@ final class TableWriter {
     }
 
     /// The rowid, run id and hash of the stored row for `key`, or nil.
-    func find(_ key: String) throws(StoreError) -> (rowID: Int64, runID: Int64, hash: Int64)? {
+    /// Also sets ``foundSameProvenance``: whether the row's `_input` and `_line` are `provenance`'s.
+    func find(_ key: String, provenance: Provenance? = nil) throws(StoreError) -> (rowID: Int64, runID: Int64, hash: Int64)? {
         probe.reset()
         defer { probe.reset() }
         try probe.bind(key, at: 1)
         guard try probe.step() else { return nil }
+        if let provenance {
+            foundSameProvenance =
+                !probe.isNull(4) && probe.int64(4) == Int64(provenance.line)
+                && probe.withTextBytes(3) { stored in
+                    var input = provenance.input
+                    return input.withUTF8 { mine in
+                        guard mine.count == stored.count else { return false }
+                        guard let a = mine.baseAddress, let b = stored.baseAddress else { return mine.isEmpty }
+                        return memcmp(a, b, mine.count) == 0
+                    }
+                }
+        } else {
+            foundSameProvenance = true
+        }
         return (probe.int64(0), probe.int64(1), probe.int64(2))
     }
 

@@ -307,6 +307,34 @@ import VinyardKit
         #expect(try first.integrityCheck() == ["ok"])
     }
 
+    /// Re-importing an input that holds a key several times (the last copy equal to the first)
+    /// is unchanged, and every line is still in exactly one place: the row, or `duplicates`.
+    @Test(arguments: DuplicatePolicy.allCases)
+    func reimportWithRepeatedKeysKeepsEveryLineOnce(policy: DuplicatePolicy) throws {
+        let dir = try makeStoreDirectory()
+        let store = try VinyardStore(path: dir.appendingPathComponent("v.db").path)
+        let records = [
+            testRecord("VIN1", make: "BMW", year: 2019, line: 2),
+            testRecord("VIN1", make: "BMW", year: 2020, line: 3),
+            testRecord("VIN1", make: "BMW", year: 2019, line: 4),
+            testRecord("VIN2", make: "Kia", line: 5),
+        ]
+        func lines() throws -> [Int64] {
+            let stored = try store.rows("SELECT _line FROM vehicles UNION ALL SELECT line FROM duplicates")
+            return stored.compactMap { if case .integer(let n)? = $0.first { n } else { nil } }.sorted()
+        }
+        let first = try store.importRecords(records, policy: policy)
+        #expect(try lines() == [2, 3, 4, 5])
+        let vehicles = try store.rows("SELECT _key, model_year, _line FROM vehicles ORDER BY _key")
+        for _ in 0..<2 {
+            let again = try store.importRecords(records, policy: policy)
+            #expect(again.counts.inserted == 0 && again.counts.updated == 0, "\(again.counts)")
+            #expect(again.counts.unchanged == 2 && again.counts.duplicates == first.counts.duplicates, "\(again.counts)")
+            #expect(try lines() == [2, 3, 4, 5], "policy \(policy)")
+            #expect(try store.rows("SELECT _key, model_year, _line FROM vehicles ORDER BY _key") == vehicles)
+        }
+    }
+
     /// The first load into empty tables runs with a rollback journal (its pages are written once,
     /// not to the WAL and again by the checkpoint) and leaves the file in WAL mode; a run into
     /// tables that hold rows, or while another connection has the file open, stays in WAL.
