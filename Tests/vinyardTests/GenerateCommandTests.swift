@@ -25,14 +25,14 @@ import Testing
         #expect(report.findings.isEmpty, "\(report.findings)")
     }
 
-    @Test(arguments: ["csv", "jsonl", "json"])
-    func dirtyDataMatchesItsTruth(_ format: String) throws {
+    @Test(arguments: ["csv", "jsonl", "json"], [3, 7])
+    func dirtyDataMatchesItsTruth(_ format: String, seed: Int) throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("dirty.\(format)").path
         let truthPath = dir.appendingPathComponent("truth.json").path
         let g = try runVinyard([
-            "generate", "--rows", "5000", "--dirty", "0.2", "--seed", "3", "-o", file, "--truth", truthPath,
+            "generate", "--rows", "5000", "--dirty", "0.2", "--seed", "\(seed)", "-o", file, "--truth", truthPath,
         ])
         #expect(g.status == 0, "\(g.stderr)")
         let truth = try #require(
@@ -46,6 +46,8 @@ import Testing
         for (code, count) in expected {
             #expect(report.findings[code, default: 0] >= count, "\(code)")
         }
+        // Each duplicated key appears twice at most: exactly one conflict per conflicting copy.
+        #expect(report.findings["key.conflict", default: 0] == expected["key.conflict", default: 0])
     }
 
     @Test func gzipOutputReadsBack() throws {

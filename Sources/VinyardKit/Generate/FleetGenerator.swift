@@ -127,10 +127,10 @@ public struct FleetGenerator: Sendable {
                 truth.defects[defect.rawValue, default: 0] += 1
                 switch defect {
                 case .duplicate:
-                    row = pool[rng.next(below: pool.count)]
+                    row = takeFromPool(&pool, &rng)
                     truth.duplicates += 1
                 case .conflictingDuplicate:
-                    row = pool[rng.next(below: pool.count)]
+                    row = takeFromPool(&pool, &rng)
                     row[7] = String(Int(row[7]!)! + 1 + rng.next(below: 5000))
                     truth.duplicates += 1
                     truth.findings["key.conflict", default: 0] += 1
@@ -148,6 +148,15 @@ public struct FleetGenerator: Sendable {
         truth.read = rows
         truth.loaded = rows - truth.rejected - truth.duplicates
         return truth
+    }
+
+    /// A clean row to copy as a duplicate, taken out of the pool: each clean row is copied at most
+    /// once, so a key appears at most twice and the truth counts stay exact (a third copy equal to
+    /// the first would conflict with the second, a `key.conflict` the truth did not count).
+    private func takeFromPool(_ pool: inout [Row], _ rng: inout SplitMix64) -> Row {
+        let i = rng.next(below: pool.count)
+        pool.swapAt(i, pool.count - 1)
+        return pool.removeLast()
     }
 
     private func isNorthAmerican(_ vin: String) -> Bool { "12345".contains(vin.first!) }
