@@ -11,7 +11,11 @@
 ///   (`{"vehicles": [...], "count": 2}`), that array holds the records (the other members are
 ///   syntax-checked and ignored); otherwise the object is one record. Objects and first elements
 ///   larger than 1 MiB whose first member is an array are taken as wrappers (streamed).
-/// - A syntax error is fatal: `.malformedInput` with `FILE:LINE:COL: …`.
+/// - A syntax error inside an element of the record array (or an element nested deeper than the
+///   parser's limit) makes that element a reject (`row.malformed`, with the error's line and
+///   column) when the element's end can be found by counting brackets outside strings; reading
+///   goes on with the next element. Any other syntax error is fatal: `.malformedInput` with
+///   `FILE:LINE:COL: …`.
 /// - An empty (or all-whitespace) input is malformed: a JSON text holds one value.
 public final class JSONReader: RecordReader {
     public let inputName: String
@@ -218,7 +222,29 @@ public final class JSONReader: RecordReader {
         index += 1
         let provenance = Provenance(input: inputName, line: startLine, index: state == .singleObject ? nil : elementIndex)
         let startOffset = buffer.start
-        let (value, flagged, text) = try parseValue(maxDepth: valueDepth, keepText: true, textFrom: startOffset)
+        let parsed: (RawValue, Bool, String?)
+        lastSyntaxError = nil
+        do {
+            parsed = try parseValue(maxDepth: valueDepth, keepText: true, textFrom: startOffset)
+        } catch {
+            // A syntax error inside an element of an array (or one nested too deep): the element
+            // becomes a reject and reading goes on with the next one, when its end can be found.
+            guard state != .singleObject, let syntax = lastSyntaxError, let end = try endOfMalformedElement() else {
+                throw error
+            }
+            let text = buffer.withBytes { p in
+                var last = end
+                while last > buffer.start, [0x20, 0x0A, 0x0D, 0x09].contains(p[last - 1]) { last -= 1 }
+                return String(decoding: UnsafeBufferPointer(rebasing: p[buffer.start..<last]), as: UTF8.self)
+            }
+            advance(to: end)
+            let finding = Finding(
+                .rowMalformed, .error,
+                message: "element \(elementIndex) is not valid JSON (\(syntax)); fix it, or remove it from the array",
+                input: inputName, line: startLine)
+            return .reject(RawReject(provenance: provenance, text: text, finding: finding))
+        }
+        let (value, flagged, text) = parsed
         if case .object(let fields) = value {
             return .record(RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged))
         }
@@ -278,8 +304,57 @@ public final class JSONReader: RecordReader {
             case .needMore:
                 try buffer.fill(what: "JSON element")
             case .failure(let message, let at):
-                throw error(message, at: at)
+                let located = error(message, at: at)
+                lastSyntaxError = located.message
+                throw located
             }
+        }
+    }
+
+    /// The message of the syntax error ``parseValue(maxDepth:keepText:textFrom:)`` last threw.
+    private var lastSyntaxError: String?
+
+    /// After a syntax error in an array element: the offset of the `,` or `]` that ends it at the
+    /// array's level, found by counting brackets outside strings (iteratively: any depth); nil
+    /// when the input ends first (the error is then fatal). The element's bytes stay in the
+    /// buffer (growing it up to the record limit).
+    private func endOfMalformedElement() throws -> Int? {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var scanned = 0  // bytes past `buffer.start` already scanned (the buffer may move on refill)
+        while true {
+            let found: Int? = buffer.withBytes { p in
+                var i = buffer.start + scanned
+                while i < buffer.end {
+                    let c = p[i]
+                    if inString {
+                        if escaped {
+                            escaped = false
+                        } else if c == UInt8(ascii: "\\") {
+                            escaped = true
+                        } else if c == UInt8(ascii: "\"") {
+                            inString = false
+                        }
+                    } else {
+                        switch c {
+                        case UInt8(ascii: "\""): inString = true
+                        case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                        case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                            if depth == 0 { return i }
+                            depth -= 1
+                        case UInt8(ascii: ","):
+                            if depth == 0 { return i }
+                        default: break
+                        }
+                    }
+                    i += 1
+                }
+                scanned = i - buffer.start
+                return nil
+            }
+            if let found { return found }
+            if !(try buffer.fill(what: "JSON element")) { return nil }
         }
     }
 

@@ -80,13 +80,37 @@ import Testing
         #expect(single.compactMap(\.record).count == 2)
     }
 
-    @Test func syntaxErrorNamesLineAndColumn() throws {
-        #expect {
-            _ = try items("[\n {\"a\": 1},\n {\"a\": 2,}\n]")
-        } throws: { ($0 as? VinyardError)?.code == .malformedInput && "\($0)".contains("mem:3:") }
+    /// A syntax error inside an element is that element's reject (with the error's line and
+    /// column); reading goes on with the next element (DESIGN.md "Inputs").
+    @Test(arguments: [1, 3, 1 << 20])
+    func malformedElementIsARejectAndReadingGoesOn(chunk: Int) throws {
+        let deep = String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000)
+        let text = "[\n {\"a\": 1},\n {\"a\": 2,},\n {\"a\": \"x,}\\\"]\", \"b\": [1, {\"c\": 2}, ,]},\n"
+            + " {\"d\": \(deep)},\n {\"a\": 5}\n]"
+        let (_, all) = try items(text, chunk: chunk)
+        #expect(all.count == 5)
+        #expect(all[0].record?["a"] == .number("1"))
+        #expect(all[1].reject?.finding.code == .rowMalformed)
+        #expect(all[1].reject?.provenance == Provenance(input: "mem", line: 3, index: 1))
+        #expect(all[1].reject?.text == "{\"a\": 2,}")
+        #expect(all[1].reject?.finding.message.contains("mem:3:") == true)
+        #expect(all[2].reject?.text.hasSuffix(", ,]}") == true, "a bracket inside a string does not end the element")
+        #expect(all[3].reject?.finding.message.contains("deeper") == true)
+        #expect(all[4].record?["a"] == .number("5"))
+        #expect(all[4].record?.provenance.line == 6)
     }
 
-    @Test(arguments: ["", "   ", "42", "[1]]", "{\"a\":1}{\"b\":2}", "[{\"a\":1},]"])
+    @Test func errorsOutsideElementsAreFatalWithLineAndColumn() throws {
+        #expect {
+            _ = try items("[\n {\"a\": 1}\n {\"a\": 2}\n]")
+        } throws: { ($0 as? VinyardError)?.code == .malformedInput && "\($0)".contains("mem:3:") }
+        // An element whose end cannot be found (the input ends inside it).
+        #expect {
+            _ = try items("[{\"a\": 1},\n{\"a\": \"open}]")
+        } throws: { ($0 as? VinyardError)?.code == .malformedInput && "\($0)".contains("mem:2:") }
+    }
+
+    @Test(arguments: ["", "   ", "42", "[1]]", "{\"a\":1}{\"b\":2}", "{\"a\": 1,}"])
     func malformedInputs(_ text: String) throws {
         #expect(throws: VinyardError.self) { _ = try items(text) }
     }
