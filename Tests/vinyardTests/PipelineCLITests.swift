@@ -143,6 +143,30 @@ let allSamples = [
         #expect(try count(db, "SELECT count(*) FROM vehicles") == vehicles)
     }
 
+    /// A missing input fails before the database is created; an import whose records are all
+    /// rejected still leaves every schema table, so export and emissions read an empty one.
+    @Test func missingInputCreatesNoDatabaseAndAllRejectedLeavesEmptyTables() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        let missing = try runVinyard(["import", sample("fleet.csv"), dir.appendingPathComponent("nope.csv").path, "--db", db])
+        #expect(missing.status == 66, "\(missing.stderr)")
+        #expect(missing.stderr.contains("nope.csv"))
+        #expect(!FileManager.default.fileExists(atPath: db))
+
+        let bad = dir.appendingPathComponent("bad.csv")
+        try Data("vin,make,odometer_km\nSHORT,Honda,100\n".utf8).write(to: bad)
+        let r = try runVinyard(["import", bad.path, "--db", db])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("every record was rejected"), "\(r.stdout)")
+        let export = try runVinyard(["export", "--db", db, "--columns", "vin,make"])
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(export.stdout == "vin,make\n")
+        let emissions = try runVinyard(["emissions", "--db", db, "--format", "json"])
+        #expect(emissions.status == 0, "\(emissions.stderr)")
+        #expect(try count(db, "SELECT count(*) FROM locations") == 0)
+    }
+
     @Test func strictRollsBack() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -61,10 +61,17 @@ struct Import: ParsableCommand {
             let catalog = try pipeline.catalog()
             var options = try pipeline.pipelineOptions(read: try input.readOptions(), catalog: catalog)
             options.policy = DuplicatePolicy(rawValue: onDuplicate) ?? .last
+            // A missing or unreadable input fails before the database is created or touched.
+            for path in input.inputs where path != "-" { _ = try FileByteSource(path: path) }
             let store = try VinyardStore(path: db)
             var recorded = ["on-duplicate": onDuplicate, "strict": String(strict)]
             if let source = pipeline.source { recorded["source"] = source }
             let session = try store.beginImport(options: recorded)
+            // Every schema's table exists after an import, also when all its records were
+            // rejected, so `export` and `emissions` find an empty table rather than none.
+            for schema in catalog.schemas.values.sorted(by: { $0.name < $1.name }) {
+                try store.prepareTable(for: schema)
+            }
             let writer = try rejects.map { try RejectsWriter(path: $0) }
             let sink = StoreSink(session: session, policy: options.policy, rejects: writer)
             var result = try Pipeline(options: options, catalog: catalog)
@@ -86,8 +93,16 @@ struct Import: ParsableCommand {
                             read: $0.read, rejected: $0.rejected)
             }
             let run = try session.finish(inputs: inputs)
-            let title = "import into \(db) (run \(run.runID))"
-                + (result.read > 0 && result.nothingChanged ? ": nothing changed, every record was already there" : "")
+            var title = "import into \(db) (run \(run.runID))"
+            if result.read > 0 && result.nothingChanged {
+                if result.rejected == 0 {
+                    title += ": nothing changed, every record was already there"
+                } else if result.unchanged + result.duplicates == 0 {
+                    title += ": nothing stored, every record was rejected"
+                } else {
+                    title += ": nothing changed (\(result.rejected) rejected, the rest already there)"
+                }
+            }
             try printReport(result, format: report, title: title)
         }
         if failedStrict { throw ExitCode(1) }
