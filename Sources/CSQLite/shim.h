@@ -13,3 +13,7 @@ static inline int csqlite_config_single_thread(void) { return sqlite3_config(SQL
 static inline int csqlite_bind_text_static(sqlite3_stmt *s, int i, const char *p, int n) {
     return sqlite3_bind_text(s, i, p, n, SQLITE_STATIC);
 }
+// Results copied by SQLite (SQLITE_TRANSIENT), for application-defined SQL functions.
+static inline void csqlite_result_text_transient(sqlite3_context *c, const char *p, int n) {
+    sqlite3_result_text(c, p, n, SQLITE_TRANSIENT);
+}

@@ -32,8 +32,9 @@ extension ExportTable {
                 // Text is greater than every number in SQLite: keep stray text out of numeric ranges.
                 terms.append(column.kind.isNumeric ? "(typeof(\(c)) IN ('integer','real') AND \(term))" : term)
             case .contains:
-                arguments.append(.text(value))
-                terms.append("instr(lower(\(c)), lower(?\(arguments.count))) > 0")
+                // Folded for every script (SQLite's lower() folds ASCII only); the value once, here.
+                arguments.append(.text(value.lowercased()))
+                terms.append("instr(vinyard_fold(\(c)), ?\(arguments.count)) > 0")
             case .in:
                 let values = condition.values.filter { !$0.isEmpty }
                 let placeholders = try values.map(bound).joined(separator: ", ")

@@ -47,6 +47,10 @@ public final class Connection {
         self.handle = db
         self.path = path
         sqlite3_extended_result_codes(db, 1)
+        // `vinyard_fold(text)`: lower case for every script (SQLite's lower() folds ASCII only),
+        // for case-insensitive filters (`export --where 'make~škoda'`).
+        sqlite3_create_function_v2(
+            db, "vinyard_fold", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, foldFunction, nil, nil, nil)
     }
 
     deinit { sqlite3_close_v2(handle) }
@@ -109,5 +113,31 @@ public final class Connection {
         let statement = try prepare(sql)
         guard try statement.step() else { return nil }
         return statement.text(0)
+    }
+}
+
+/// The `vinyard_fold` SQL function: NULL for NULL, else the value's text in lower case (ASCII
+/// byte by byte, anything else through Swift's Unicode `lowercased()`).
+private let foldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
+    context, count, values in
+    guard count == 1, let values, let value = values[0], sqlite3_value_type(value) != SQLITE_NULL,
+        let text = sqlite3_value_text(value)
+    else {
+        sqlite3_result_null(context)
+        return
+    }
+    let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
+    var folded: [UInt8]
+    if bytes.allSatisfy({ $0 < 0x80 }) {
+        folded = bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+    } else {
+        folded = Array(String(decoding: bytes, as: UTF8.self).lowercased().utf8)
+    }
+    folded.append(0)  // never empty, so the buffer has an address
+    folded.withUnsafeBufferPointer { out in
+        guard let base = out.baseAddress else { return sqlite3_result_null(context) }
+        base.withMemoryRebound(to: CChar.self, capacity: out.count) {
+            csqlite_result_text_transient(context, $0, Int32(clamping: out.count - 1))
+        }
     }
 }

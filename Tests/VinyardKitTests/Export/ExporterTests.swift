@@ -63,6 +63,23 @@ import Testing
         #expect(try exportedKeys(path, conditions) == expected)
     }
 
+    /// `~` ignores case in every script, not only ASCII (SQLite's lower() folds ASCII only).
+    @Test func containsIgnoresCaseBeyondASCII() throws {
+        let dir = try makeStoreDirectory()
+        let path = dir.appendingPathComponent("v.db").path
+        let store = try VinyardStore(path: path)
+        _ = try store.importRecords([
+            testRecord("TMBJJ7NE9J0123456", make: "Škoda", line: 2),
+            testRecord("WVWZZZ1JZXW000001", make: "VOLKSWAGEN", line: 3),
+            testRecord("VF1RFB00858123456", make: "Citroën", line: 4),
+        ])
+        #expect(try exportedKeys(path, ["make~škoda"]) == ["TMBJJ7NE9J0123456"])
+        #expect(try exportedKeys(path, ["make~ŠKODA"]) == ["TMBJJ7NE9J0123456"])
+        #expect(try exportedKeys(path, ["make~CITROËN"]) == ["VF1RFB00858123456"])
+        #expect(try exportedKeys(path, ["make~wagen"]) == ["WVWZZZ1JZXW000001"])
+        #expect(try exportedKeys(path, ["make~zz"]).isEmpty)
+    }
+
     @Test func percentAndUnderscoreAreLiteral() throws {
         let path = try makeExportDatabase()
         #expect(try exportedKeys(path, ["notes~100%"]) == ["WBA8E9G50GNT12345"])
