@@ -300,6 +300,8 @@ public final class ImportSession {
                 try addDuplicate(
                     table: table, key: key, input: stored.input, line: stored.line, action: "replaced",
                     raw: StoreJSON.values(stored.values, names: writer.names), findings: replacedFindings + conflicts)
+                // The record becomes the row: an entry an earlier step left for it goes.
+                try removeEarlier(table: table, key: key, provenance: provenance, action: "replaced")
                 try rewrite(writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line)
                 try clearFindings(table: table, key: key)
                 try addFindings(record.findings + conflicts, table: table, key: key, provenance: provenance)
@@ -347,6 +349,19 @@ public final class ImportSession {
             let changed = hash != stored.hash
             try writer.markSeen(rowID, prevHash: stored.hash, changed: changed)
             if !changed { return WriteResult(outcome: .unchanged) }
+            if !conflicts.isEmpty {
+                // Values the update overwrites are kept: the stored row goes to `duplicates`
+                // (`replaced`, with its findings), so nothing is lost. With `last` a later run is
+                // newer: an update, not a `key.conflict`. Filling empty fields loses nothing and
+                // needs no entry.
+                let replacedFindings = try findings(table: table, key: key)
+                try removeEarlier(table: table, key: key, input: stored.input, line: stored.line, action: "replaced")
+                try addDuplicate(
+                    table: table, key: key, input: stored.input, line: stored.line, action: "replaced",
+                    raw: StoreJSON.values(stored.values, names: writer.names), findings: replacedFindings)
+            }
+            // The record may be one an earlier run replaced: it is the row again, not a duplicate.
+            try removeEarlier(table: table, key: key, provenance: provenance, action: "replaced")
             try rewrite(writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line)
             try clearFindings(table: table, key: key)
             try addFindings(record.findings, table: table, key: key, provenance: provenance)

@@ -137,6 +137,31 @@ import VinyardKit
         #expect(try store.count("SELECT count(*) FROM findings") == 1)
     }
 
+    /// With `last`, a later run's different values update the row, and the values they overwrite
+    /// are kept in `duplicates` (nothing lost); a record that becomes the row again leaves no
+    /// stale entry behind, and filling empty fields needs none.
+    @Test func lastAcrossRunsKeepsReplacedValues() throws {
+        let dir = try makeStoreDirectory()
+        let store = try VinyardStore(path: dir.appendingPathComponent("v.db").path)
+        let a = testRecord("VIN1", make: "BMW", year: 2019, input: "a.csv", line: 2)
+        let b = testRecord("VIN1", make: "BMW", year: 2020, input: "b.csv", line: 7)
+        _ = try store.importRecords([testRecord("VIN1", make: "BMW", input: "a.csv", line: 2)])
+        #expect(try store.importRecords([a]).counts == ImportCounts(read: 1, updated: 1))
+        #expect(try store.count("SELECT count(*) FROM duplicates") == 0, "a filled gap loses nothing")
+        let second = try store.importRecords([b])
+        #expect(second.counts == ImportCounts(read: 1, updated: 1))
+        #expect(second.findings.isEmpty, "with last, a later run is an update, not a conflict")
+        #expect(
+            try store.rows("SELECT input, line, action, json_extract(raw, '$.model_year') FROM duplicates")
+                == [[.text("a.csv"), .integer(2), .text("replaced"), .integer(2019)]])
+        #expect(try store.importRecords([b]).counts == ImportCounts(read: 1, unchanged: 1))
+        #expect(try store.importRecords([a]).counts == ImportCounts(read: 1, updated: 1))
+        #expect(
+            try store.rows("SELECT input, line, json_extract(raw, '$.model_year') FROM duplicates")
+                == [[.text("b.csv"), .integer(7), .integer(2020)]])
+        #expect(try store.rows("SELECT model_year, _input FROM vehicles") == [[.integer(2019), .text("a.csv")]])
+    }
+
     @Test func mergeAcrossRunsFillsGapsAndReportsConflicts() throws {
         let dir = try makeStoreDirectory()
         let store = try VinyardStore(path: dir.appendingPathComponent("v.db").path)
