@@ -77,7 +77,10 @@ public struct Condition: Sendable, Hashable {
         let rawValue = trimmed(String(decoding: bytes[valueStart...], as: UTF8.self))
         var values: [String]
         if op == .in {
-            values = rawValue.split(separator: ",", omittingEmptySubsequences: false).map { unquoted(trimmed(String($0))) }
+            // `in (a,b,c)`, as SQL writes it, is `in a,b,c`.
+            var list = Substring(rawValue)
+            if list.hasPrefix("("), list.hasSuffix(")"), list.count >= 2 { list = list.dropFirst().dropLast() }
+            values = list.split(separator: ",", omittingEmptySubsequences: false).map { unquoted(trimmed(String($0))) }
             if values.allSatisfy(\.isEmpty) { throw usage("'in' needs at least one value") }
             if values.count > maxInValues { throw usage("'in' takes at most \(maxInValues) values") }
         } else {

@@ -15,6 +15,7 @@ import VinyardKit
         ("notes~100%", "notes", .contains, ["100%"]),
         ("status in active,maintenance", "status", .in, ["active", "maintenance"]),
         ("status IN active, maintenance ", "status", .in, ["active", "maintenance"]),
+        ("status in (active, 'maintenance')", "status", .in, ["active", "maintenance"]),
         ("model='Land Rover'", "model", .equal, ["Land Rover"]),
         ("model=\"a=b\"", "model", .equal, ["a=b"]),
         ("make=BMW' OR 1=1 --", "make", .equal, ["BMW' OR 1=1 --"]),
