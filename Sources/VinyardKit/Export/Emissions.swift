@@ -5,6 +5,8 @@ public enum EmissionsFormat: String, Sendable, Hashable, CaseIterable {
     /// An aligned table ending with the fleet total and the vehicles left out.
     case text
     case csv, json, jsonl
+    /// A FeatureCollection of points, one per vehicle with coordinates (the others are left out).
+    case geojson
 }
 
 /// What an emissions run computed.
@@ -86,15 +88,26 @@ public struct EmissionsCalculator {
         }
         let o = quoteIdentifier(odometer.name)
         let usable = "typeof(\(o)) IN ('integer','real') AND \(o) >= 0"
-        let select = output.compactMap { $0 } + [odometer, try table.column(named: table.keyColumn, option: "key")]
+        var select = output.compactMap { $0 } + [odometer, try table.column(named: table.keyColumn, option: "key")]
+        var extraTerms = [usable]
+        if format == .geojson {
+            // Points need both coordinates: vehicles without them are left out of the collection.
+            guard let lat = try? table.column(named: "latitude", option: "geojson"),
+                let lon = try? table.column(named: "longitude", option: "geojson")
+            else {
+                throw VinyardError(.usage, "--format geojson needs latitude and longitude columns; table \(table.name) has none")
+            }
+            select += [lat, lon]
+            extraTerms += [lat, lon].map { "typeof(\(quoteIdentifier($0.name))) IN ('integer','real')" }
+        }
         let compiled = try table.compile(
-            select: select, conditions: query.conditions, extraTerms: [usable], sort: sort, limit: query.limit)
+            select: select, conditions: query.conditions, extraTerms: extraTerms, sort: sort, limit: query.limit)
 
         var summary = try missing(table: table, conditions: query.conditions, usable: usable)
         let statement = try store.prepareQuery(compiled.sql, arguments: compiled.arguments)
         var writer = EmissionsWriter(sink: sink, format: format, columns: output, tiers: tiers)
-        let odometerIndex = select.count - 2
-        let keyIndex = select.count - 1
+        let odometerIndex = output.compactMap { $0 }.count
+        let keyIndex = odometerIndex + 1
         var total = Decimal(0)
         var rows = 0
         do {
@@ -113,7 +126,8 @@ public struct EmissionsCalculator {
                     cells.append(EmissionsWriter.Cell(statement.value(i), kind: column.kind))
                     i += 1
                 }
-                try writer.write(cells, key: statement.text(keyIndex) ?? "")
+                let point = format == .geojson ? (statement.double(keyIndex + 2), statement.double(keyIndex + 1)) : nil
+                try writer.write(cells, key: statement.text(keyIndex) ?? "", point: point)
                 rows += 1
             }
             summary.vehicles = rows
@@ -202,10 +216,13 @@ struct EmissionsWriter {
             out.append("[" as StaticString)
         case .jsonl:
             break
+        case .geojson:
+            out.append("{\"type\":\"FeatureCollection\",\"features\":[" as StaticString)
         }
     }
 
-    mutating func write(_ cells: [Cell], key: String) throws {
+    /// Writes one vehicle's row; `point` (longitude, latitude) for GeoJSON.
+    mutating func write(_ cells: [Cell], key: String, point: (Double, Double)? = nil) throws {
         switch format {
         case .text:
             var texts = cells.map(\.text)
@@ -223,8 +240,13 @@ struct EmissionsWriter {
                 }
             }
             out.append(0x0A)
-        case .json, .jsonl:
-            if format == .json { out.append(rows == 0 ? "\n" as StaticString : ",\n") }
+        case .json, .jsonl, .geojson:
+            if format != .jsonl { out.append(rows == 0 ? "\n" as StaticString : ",\n") }
+            if format == .geojson, let (lon, lat) = point {
+                out.append("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[" as StaticString)
+                out.append(FieldValue.format(lon) + "," + FieldValue.format(lat))
+                out.append("]},\"properties\":" as StaticString)
+            }
             out.append(UInt8(ascii: "{"))
             for (i, cell) in cells.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
@@ -238,6 +260,7 @@ struct EmissionsWriter {
                 }
             }
             out.append(UInt8(ascii: "}"))
+            if format == .geojson { out.append(UInt8(ascii: "}")) }
             if format == .jsonl { out.append(0x0A) }
         }
         rows += 1
@@ -253,6 +276,7 @@ struct EmissionsWriter {
             }
         case .csv, .jsonl: break
         case .json: out.append(rows > 0 ? "\n]\n" as StaticString : "]\n")
+        case .geojson: out.append(rows > 0 ? "\n]}\n" as StaticString : "]}\n")
         }
         try out.flush()
         try out.sink.close()

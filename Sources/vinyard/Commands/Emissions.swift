@@ -20,9 +20,9 @@ struct Emissions: ParsableCommand {
             export (aliases allowed; sorting by emissions is sorting by odometer). Vehicles \
             without a usable odometer reading (missing, negative or not a number) are not \
             estimated: they are counted and listed (first 20 keys) at the end of the text \
-            report, or on standard error for csv/json/jsonl.
+            report, or on standard error for csv/json/jsonl/geojson.
 
-            Format: --format, else the -o extension (.csv .json .jsonl, .txt for text), else \
+            Format: --format, else the -o extension (.csv .json .jsonl .geojson, .txt for text), else \
             text on standard output (an aligned table ending with the fleet total) and csv for \
             other files.
 
@@ -35,7 +35,7 @@ struct Emissions: ParsableCommand {
 
     @OptionGroup var query: QueryOptions
 
-    @Option(help: "Output format: text, csv, json or jsonl (default: text on standard output).")
+    @Option(help: "Output format: text, csv, json, jsonl or geojson (points of the vehicles with coordinates; default: text on standard output).")
     var format: String?
 
     @Option(help: "Emission bands as THRESHOLD:RATE,…,*:RATE (default 5000:1,*:1.5).")
@@ -50,7 +50,7 @@ struct Emissions: ParsableCommand {
             let reportFormat: EmissionsFormat
             if let format {
                 guard let f = EmissionsFormat(rawValue: format.lowercased()) else {
-                    throw VinyardError(.usage, "--format must be text, csv, json or jsonl, not '\(format)'")
+                    throw VinyardError(.usage, "--format must be text, csv, json, jsonl or geojson, not '\(format)'")
                 }
                 reportFormat = f
             } else if output == "-" {
@@ -58,7 +58,7 @@ struct Emissions: ParsableCommand {
             } else if output.lowercased().hasSuffix(".txt") || output.lowercased().hasSuffix(".txt.gz") {
                 reportFormat = .text
             } else {
-                reportFormat = OutputFormat(fileName: output).flatMap { EmissionsFormat(rawValue: $0.rawValue) } ?? .csv
+                reportFormat = ExportFormat(fileName: output).flatMap { EmissionsFormat(rawValue: $0.rawValue) } ?? .csv
             }
             let bands = try tiers.map(EmissionTiers.parse) ?? .standard
             let parsed = try query.query(table: "vehicles", columns: columns)

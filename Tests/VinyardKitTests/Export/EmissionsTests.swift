@@ -40,6 +40,38 @@ import Testing
         #expect(sqlTotal == .real(365512.25))
     }
 
+    /// GeoJSON, like export's: a FeatureCollection of points for the vehicles with coordinates,
+    /// each with its row (emissions included) as properties.
+    @Test func geoJSONPointsOfVehiclesWithCoordinates() throws {
+        let path = try makeExportDatabase()
+        let (text, summary) = try run(path, format: .geojson)
+        let collection = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(collection["type"] as? String == "FeatureCollection")
+        let features = try #require(collection["features"] as? [[String: Any]])
+        let located = try independentRows(
+            path,
+            "SELECT vin, longitude, latitude FROM vehicles WHERE typeof(odometer_km) IN ('integer','real') AND odometer_km >= 0 "
+                + "AND typeof(latitude) IN ('integer','real') AND typeof(longitude) IN ('integer','real') ORDER BY _key")
+        #expect(!located.isEmpty)
+        #expect(features.count == located.count)
+        #expect(summary.vehicles == located.count)
+        for (feature, row) in zip(features, located) {
+            let geometry = feature["geometry"] as? [String: Any]
+            let coordinates = (geometry?["coordinates"] as? [NSNumber])?.map(\.doubleValue)
+            func number(_ v: FieldValue??) -> Double? {
+                switch v {
+                case .some(.real(let d)?): d
+                case .some(.integer(let i)?): Double(i)
+                default: nil
+                }
+            }
+            #expect(coordinates == [number(row[1]), number(row[2])].compactMap { $0 })
+            let properties = feature["properties"] as? [String: Any]
+            #expect(properties?["vin"] as? String == row[0]?.text)
+            #expect(properties?["emissions"] is NSNumber)
+        }
+    }
+
     @Test func filtersSortsTiersAndJSON() throws {
         let path = try makeExportDatabase()
         let query = ExportQuery(
