@@ -167,6 +167,23 @@ let allSamples = [
         #expect(try count(db, "SELECT count(*) FROM locations") == 0)
     }
 
+    /// The row.encoding warning says what was done with the row: read as Windows-1252 (auto), or
+    /// invalid bytes replaced (`--encoding utf-8`).
+    @Test func encodingWarningSaysWhatWasDone() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("w.csv")
+        try Data("vin,make,color\n1HGCM82633A004352,Honda,Gr".utf8 + [0xFC] + Data("n\n".utf8)).write(to: input)
+        for (encoding, says, color) in [("", "read as Windows-1252", "Grün"), ("utf-8", "replaced by U+FFFD", "Gr\u{FFFD}n")] {
+            let db = dir.appendingPathComponent("w\(encoding).db").path
+            let r = try runVinyard(["import", input.path, "--db", db, "--quiet"] + (encoding.isEmpty ? [] : ["--encoding", encoding]))
+            #expect(r.status == 0, "\(r.stderr)")
+            let store = try VinyardStore(path: db, readOnly: true)
+            #expect(try store.connection.scalarText("SELECT message FROM findings WHERE code='row.encoding'")?.contains(says) == true)
+            #expect(try store.connection.scalarText("SELECT color FROM vehicles") == color)
+        }
+    }
+
     @Test func strictRollsBack() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

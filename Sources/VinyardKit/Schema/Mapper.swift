@@ -11,6 +11,9 @@ public struct MapperOptions: Sendable, Hashable {
     public var referenceYear: Int
     /// Add a `row.encoding` warning to records decoded as Windows-1252.
     public var reportEncoding: Bool
+    /// The input was read as UTF-8 whatever it held (`--encoding utf-8`): a row that is not valid
+    /// UTF-8 had its invalid bytes replaced (U+FFFD), not read as Windows-1252; the warning says so.
+    public var invalidBytesReplaced = false
 
     public init(
         rejectAccidents: Bool = false, decimalSeparator: DecimalSeparator = .auto, referenceYear: Int? = nil,
@@ -318,7 +321,10 @@ public final class Mapper {
             findings.append(
                 Finding(
                     .rowEncoding, .warning,
-                    message: "the row is not valid UTF-8 and was read as Windows-1252; check accented letters, or save the file as UTF-8"))
+                    message: options.invalidBytesReplaced
+                        ? "the row is not valid UTF-8; its invalid bytes were replaced by U+FFFD (--encoding utf-8): "
+                            + "try --encoding windows-1252, or save the file as UTF-8"
+                        : "the row is not valid UTF-8 and was read as Windows-1252; check accented letters, or save the file as UTF-8"))
         }
 
         let key = makeKey(values, &touched, &findings)

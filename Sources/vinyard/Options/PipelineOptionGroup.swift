@@ -48,6 +48,7 @@ struct PipelineOptionGroup: ParsableArguments {
         default: throw VinyardError(.usage, "--decimal must be auto, point or comma, not '\(decimal)'")
         }
         options.mapper = MapperOptions(rejectAccidents: rejectAccidents, decimalSeparator: separator)
+        options.mapper.invalidBytesReplaced = read.encoding == .utf8
         return options
     }
 
