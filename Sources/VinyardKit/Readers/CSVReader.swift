@@ -266,10 +266,14 @@ public final class CSVReader: RecordReader {
     /// Takes field arrays of records the caller no longer holds, to fill again in place (the
     /// pipeline hands back each batch's): an array with the header's shape keeps its field names,
     /// so the next record costs no array allocation and no retain per name.
+    /// Arrays of another shape (another input's header) are dropped: only the values are written
+    /// again, the names must already be this header's.
     func recycle(_ arrays: inout [[RawField]]) {
         let shape = template.count
         guard shape > 0 else { return }
         for array in arrays where array.count == shape && spareFields.count < 4096 {
+            // Identical name storage compares at once.
+            guard zip(array, template).allSatisfy({ $0.name == $1.name }) else { continue }
             spareFields.append(array)
         }
     }

@@ -29,6 +29,15 @@ import Testing
             }
         }
         #expect(try reader.next() == nil)
+        // Arrays named after another header are not taken: a record never carries foreign names.
+        let other = try CSVReader(source: MemorySource(Array("a,b,c\n1,2,3\n".utf8)))
+        var foreign = handBack.isEmpty ? [kept[0].1.fields] : handBack
+        other.recycle(&foreign)
+        guard case .record(let first)? = try other.next() else {
+            Issue.record("no record")
+            return
+        }
+        #expect(first.fields.map(\.name) == ["a", "b", "c"])
         for (i, raw) in kept {
             #expect(values(.record(raw)) == expected(i), "kept record \(i) changed after its array was recycled")
         }
