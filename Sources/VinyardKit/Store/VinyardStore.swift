@@ -43,7 +43,7 @@ public final class VinyardStore {
     /// written once, where the WAL would write them twice (to the log, then copied into the file
     /// by the checkpoint at the end; about 1 s of a 1M-row import). The run stays one atomic
     /// transaction (a killed run leaves a hot journal that the next open rolls back), and the
-    /// file is back in WAL mode when it ends. Off keeps the WAL throughout (for tests).
+    /// file is back in WAL mode when it ends. Off keeps the WAL throughout (`ImportPathTests` compares both).
     var bulkLoadJournal = true
 
     /// The database format this code writes (`vinyard_meta.format`).
