@@ -217,7 +217,7 @@ public final class ImportSession {
         }
         let provenance = record.provenance
 
-        var found: (rowID: Int64, runID: Int64, hash: Int64)?
+        var found: StoredKey?
         if writer.runKeys != nil {
             // The table was empty when the run started and its key index is dropped: every row is
             // from this run, and the in-memory keys tell new keys from duplicates.
@@ -263,7 +263,7 @@ public final class ImportSession {
             // values: it now stands for this line (the run's first occurrence), so that a later
             // duplicate that replaces it keeps this line in `duplicates` and nothing is listed
             // twice or lost.
-            if !writer.foundSameProvenance {
+            if !found.sameProvenance {
                 let move = writer.moveProvenance
                 move.reset()
                 try move.bind(provenance.input, at: 1)

@@ -1,5 +1,13 @@
 import CSQLite
-import Foundation
+
+/// A stored row found by its key: rowid, `_run_id`, `_hash`, and whether it was stored from the
+/// provenance the lookup asked about.
+struct StoredKey {
+    var rowID: Int64
+    var runID: Int64
+    var hash: Int64
+    var sameProvenance = true
+}
 
 /// The prepared statements and per-table state for writing one schema's rows in an import run.
 /// Parameters are numbered so the INSERT and the UPDATE bind the same way:
@@ -17,8 +25,6 @@ final class TableWriter {
     let probe: Statement
     /// Sets `_input`, `_line` of a row by rowid (an unchanged record met under another line).
     let moveProvenance: Statement
-    /// Whether the row ``find(_:provenance:)`` found last was stored from that provenance.
-    private(set) var foundSameProvenance = true
     let markSeen: Statement
     let checkSeen: Statement
     /// The temporary table of rows from earlier runs met in this run (by rowid), with the hash
@@ -143,9 +149,9 @@ final class TableWriter {
 
     /// The rowid, run id and hash of the row inserted in this run for `key` (hash `keyHash`),
     /// while the key index is dropped; nil for a new key.
-    func findInRun(_ key: String, keyHash: UInt64) throws(StoreError) -> (rowID: Int64, runID: Int64, hash: Int64)? {
+    func findInRun(_ key: String, keyHash: UInt64) throws(StoreError) -> StoredKey? {
         guard let runKeys else { return nil }
-        var result: (rowID: Int64, runID: Int64, hash: Int64)?
+        var result: StoredKey?
         let keyAt = self.keyAt
         do {
             _ = try runKeys.find(keyHash) { rowID in
@@ -157,7 +163,7 @@ final class TableWriter {
                     var key = key
                     return key.withUTF8 { $0.elementsEqual(stored) }
                 }
-                if same { result = (rowID, keyAt.int64(1), keyAt.int64(2)) }
+                if same { result = StoredKey(rowID: rowID, runID: keyAt.int64(1), hash: keyAt.int64(2)) }
                 return same
             }
         } catch let error as StoreError {
@@ -255,28 +261,20 @@ final class TableWriter {
         try statement.bind(hash, at: hashIndex)
     }
 
-    /// The rowid, run id and hash of the stored row for `key`, or nil.
-    /// Also sets ``foundSameProvenance``: whether the row's `_input` and `_line` are `provenance`'s.
-    func find(_ key: String, provenance: Provenance? = nil) throws(StoreError) -> (rowID: Int64, runID: Int64, hash: Int64)? {
+    /// The stored row for `key`, or nil; `sameProvenance` tells whether its `_input` and `_line`
+    /// are `provenance`'s.
+    func find(_ key: String, provenance: Provenance) throws(StoreError) -> StoredKey? {
         probe.reset()
         defer { probe.reset() }
         try probe.bind(key, at: 1)
         guard try probe.step() else { return nil }
-        if let provenance {
-            foundSameProvenance =
-                !probe.isNull(4) && probe.int64(4) == Int64(provenance.line)
-                && probe.withTextBytes(3) { stored in
-                    var input = provenance.input
-                    return input.withUTF8 { mine in
-                        guard mine.count == stored.count else { return false }
-                        guard let a = mine.baseAddress, let b = stored.baseAddress else { return mine.isEmpty }
-                        return memcmp(a, b, mine.count) == 0
-                    }
-                }
-        } else {
-            foundSameProvenance = true
-        }
-        return (probe.int64(0), probe.int64(1), probe.int64(2))
+        let sameProvenance =
+            !probe.isNull(4) && probe.int64(4) == Int64(provenance.line)
+            && probe.withTextBytes(3) { stored in
+                var input = provenance.input
+                return input.withUTF8 { $0.elementsEqual(stored) }
+            }
+        return StoredKey(rowID: probe.int64(0), runID: probe.int64(1), hash: probe.int64(2), sameProvenance: sameProvenance)
     }
 
     /// Rows from earlier runs met in this run, one bit per rowid (below ``maxBitmapRowID``). A row
