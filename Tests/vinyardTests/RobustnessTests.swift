@@ -86,6 +86,9 @@ func expectCleanExit(_ r: RunResult, _ label: String, sourceLocation: SourceLoca
         #expect(FileManager.default.fileExists(atPath: db + "-journal"), "no rollback journal: not the bulk-load path")
         if FileManager.default.fileExists(atPath: db) {
             #expect(try integrityCheck(db) == "ok")
+            // The read-only open rolled the journal back and put the file back in WAL mode.
+            #expect(!FileManager.default.fileExists(atPath: db + "-journal"))
+            #expect(try VinyardStore(path: db, readOnly: true).connection.scalarText("PRAGMA journal_mode") == "wal")
             let state = try DatabaseState(db)
             #expect(state.count("vehicles") == 0, "\(state)")
             #expect(state.count("import_runs") == 0, "\(state)")

@@ -238,12 +238,14 @@ public final class VinyardStore {
 
     /// A killed bulk load leaves a hot journal beside the file, which a read-only connection cannot
     /// roll back ("attempt to write a readonly database"). When the file is writable, a short
-    /// read-write connection rolls it back first, as any writer would on open.
+    /// read-write connection rolls it back first, as any writer would on open, and puts a Vinyard
+    /// database back in WAL mode (the killed run could not).
     private static func rollBackHotJournal(_ path: String) {
         guard access(path + "-journal", F_OK) == 0, access(path, W_OK) == 0 else { return }
         guard let connection = try? Connection(path: path, mode: .readWrite) else { return }
         connection.setBusyTimeout(seconds: 5)
-        _ = try? connection.scalarInt("SELECT count(*) FROM sqlite_schema")
+        guard (try? connection.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name='vinyard_meta'")) == 1 else { return }
+        try? connection.execute("PRAGMA journal_mode=WAL")
     }
 
     private func createBookkeeping() throws(StoreError) {
