@@ -267,13 +267,13 @@ public final class CSVReader: RecordReader {
     /// pipeline hands back each batch's): an array with the header's shape keeps its field names,
     /// so the next record costs no array allocation and no retain per name.
     /// Arrays of another shape (another input's header) are dropped: only the values are written
-    /// again, the names must already be this header's.
+    /// again, the names must already be this header's. The arrays of one call come from one batch,
+    /// which holds one input's records: the names of the first are checked for all.
     func recycle(_ arrays: inout [[RawField]]) {
         let shape = template.count
-        guard shape > 0 else { return }
+        guard shape > 0, let first = arrays.first, first.count == shape else { return }
+        for i in 0..<shape where first[i].name != template[i].name { return }
         for array in arrays where array.count == shape && spareFields.count < 4096 {
-            // Identical name storage compares at once.
-            guard zip(array, template).allSatisfy({ $0.name == $1.name }) else { continue }
             spareFields.append(array)
         }
     }
