@@ -81,12 +81,7 @@ extension RowHasher {
     /// The 64-bit hash of a key's UTF-8 bytes.
     static func key(_ key: String) -> UInt64 {
         var hasher = RowHasher()
-        // Contiguous UTF-8 is read in place: no copy of the string, and no retain of storage
-        // another thread made.
-        if key.utf8.withContiguousStorageIfAvailable({ hasher.mix(bytes: UnsafeRawBufferPointer($0)) }) == nil {
-            var key = key
-            key.withUTF8 { hasher.mix(bytes: UnsafeRawBufferPointer($0)) }
-        }
+        hasher.mix(text: key)
         return hasher.finalize()
     }
 }

@@ -388,10 +388,7 @@ struct RowDigest: Sendable {
                     case .text(let s)?:
                         hasher.mix(seeds[i])
                         hasher.mix(1)
-                        if s.utf8.withContiguousStorageIfAvailable({ hasher.mix(bytes: UnsafeRawBufferPointer($0)) }) == nil {
-                            var s = s
-                            s.withUTF8 { hasher.mix(bytes: UnsafeRawBufferPointer($0)) }
-                        }
+                        hasher.mix(text: s)
                     case .integer(let v)?:
                         hasher.mix(seeds[i])
                         hasher.mix(2)
@@ -420,9 +417,18 @@ struct RowHasher {
 
     static func seed(_ name: String) -> UInt64 {
         var hasher = RowHasher()
-        var name = name
-        name.withUTF8 { hasher.mix(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.mix(text: name)
         return hasher.finalize()
+    }
+
+    /// Mixes a text's UTF-8 bytes, read in place when contiguous (no copy of the string, and no
+    /// retain of storage another thread made).
+    @inline(__always)
+    mutating func mix(text: String) {
+        if text.utf8.withContiguousStorageIfAvailable({ mix(bytes: UnsafeRawBufferPointer($0)) }) == nil {
+            var text = text
+            text.withUTF8 { mix(bytes: UnsafeRawBufferPointer($0)) }
+        }
     }
 
     @inline(__always)
