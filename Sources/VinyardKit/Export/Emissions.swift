@@ -88,17 +88,16 @@ public struct EmissionsCalculator {
         }
         let o = quoteIdentifier(odometer.name)
         let usable = "typeof(\(o)) IN ('integer','real') AND \(o) >= 0"
-        var select = output.compactMap { $0 } + [odometer, try table.column(named: table.keyColumn, option: "key")]
+        let shown = output.compactMap { $0 }
+        var select = shown + [odometer, try table.column(named: table.keyColumn, option: "key")]
         var extraTerms = [usable]
         if format == .geojson {
             // Points need both coordinates: vehicles without them are left out of the collection.
-            guard let lat = try? table.column(named: "latitude", option: "geojson"),
-                let lon = try? table.column(named: "longitude", option: "geojson")
-            else {
+            guard let (lat, lon) = table.coordinateColumns else {
                 throw VinyardError(.usage, "--format geojson needs latitude and longitude columns; table \(table.name) has none")
             }
             select += [lat, lon]
-            extraTerms += [lat, lon].map { "typeof(\(quoteIdentifier($0.name))) IN ('integer','real')" }
+            extraTerms += [ExportTable.isNumberTerm(lat), ExportTable.isNumberTerm(lon)]
         }
         let compiled = try table.compile(
             select: select, conditions: query.conditions, extraTerms: extraTerms, sort: sort, limit: query.limit)
@@ -106,7 +105,7 @@ public struct EmissionsCalculator {
         var summary = try missing(table: table, conditions: query.conditions, usable: usable)
         let statement = try store.prepareQuery(compiled.sql, arguments: compiled.arguments)
         var writer = EmissionsWriter(sink: sink, format: format, columns: output, tiers: tiers)
-        let odometerIndex = output.compactMap { $0 }.count
+        let odometerIndex = shown.count
         let keyIndex = odometerIndex + 1
         var total = Decimal(0)
         var rows = 0
@@ -242,11 +241,7 @@ struct EmissionsWriter {
             out.append(0x0A)
         case .json, .jsonl, .geojson:
             if format != .jsonl { out.append(rows == 0 ? "\n" as StaticString : ",\n") }
-            if format == .geojson, let (lon, lat) = point {
-                out.append("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[" as StaticString)
-                out.append(FieldValue.format(lon) + "," + FieldValue.format(lat))
-                out.append("]},\"properties\":" as StaticString)
-            }
+            if format == .geojson, let (lon, lat) = point { out.appendGeoJSONFeatureStart(longitude: lon, latitude: lat) }
             out.append(UInt8(ascii: "{"))
             for (i, cell) in cells.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }

@@ -111,6 +111,14 @@ public struct ExportTable: Sendable, Hashable {
             .joined(separator: ", ")
     }
 
+    /// The latitude and longitude columns (by name or alias), for GeoJSON; nil without both.
+    var coordinateColumns: (latitude: Column, longitude: Column)? {
+        guard let lat = findColumn(["latitude", "lat"]), let lon = findColumn(["longitude", "lon", "lng", "long"]) else {
+            return nil
+        }
+        return (lat, lon)
+    }
+
     /// The first column whose name or alias folds to one of `names` (for latitude/longitude).
     func findColumn(_ names: [String]) -> Column? {
         let wanted = Set(names.map(Schema.fold))

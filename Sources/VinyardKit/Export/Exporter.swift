@@ -64,8 +64,7 @@ public struct Exporter {
         var coordinates: (latitude: Int, longitude: Int)?
         var skipped = 0
         if format == .geojson {
-            guard let lat = table.findColumn(["latitude", "lat"]), let lon = table.findColumn(["longitude", "lon", "lng", "long"])
-            else {
+            guard let (lat, lon) = table.coordinateColumns else {
                 throw VinyardError(
                     .usage, "--format geojson needs latitude and longitude columns; table \(table.name) has none")
             }
@@ -188,11 +187,7 @@ struct RowWriter {
         case .geojson:
             guard let coordinates else { return }
             out.append(rows == 0 ? "\n" as StaticString : ",\n")
-            out.append("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[" as StaticString)
-            out.append(real: s.double(coordinates.longitude))
-            out.append(UInt8(ascii: ","))
-            out.append(real: s.double(coordinates.latitude))
-            out.append("]},\"properties\":" as StaticString)
+            out.appendGeoJSONFeatureStart(longitude: s.double(coordinates.longitude), latitude: s.double(coordinates.latitude))
             appendObject(s, skipping: coordinates)
             out.append(UInt8(ascii: "}"))
         }

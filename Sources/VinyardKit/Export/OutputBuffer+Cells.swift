@@ -28,6 +28,16 @@ extension OutputBuffer {
         }
     }
 
+    /// Opens a GeoJSON point feature, up to its properties object (which the caller writes and
+    /// then closes the feature with `}`).
+    mutating func appendGeoJSONFeatureStart(longitude: Double, latitude: Double) {
+        append("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[" as StaticString)
+        append(real: longitude)
+        append(UInt8(ascii: ","))
+        append(real: latitude)
+        append("]},\"properties\":" as StaticString)
+    }
+
     /// Appends a double as ``FieldValue/format(_:)`` writes it (whole numbers without `.0`).
     mutating func append(real d: Double) {
         if d == d.rounded(.towardZero), abs(d) < 1e15 {
