@@ -6,6 +6,24 @@ final class MakeCache {
     private let keys: UnsafeMutablePointer<UInt64>
     private let values: UnsafeMutablePointer<Int16>
 
+    /// The rule sets this cache has asked ``LazyRuleSets`` for, by entry index: asking again takes
+    /// a lock the other mapping workers share.
+    private var ruleSets: [RuleSetBox?] = []
+
+    private final class RuleSetBox {
+        let set: WMIRuleSet?
+        init(_ set: WMIRuleSet?) { self.set = set }
+    }
+
+    private func ruleSet(_ entryIndex: Int, _ ix: WMITable.Index) -> WMIRuleSet? {
+        if ruleSets.isEmpty { ruleSets = Array(repeating: nil, count: ix.list.count) }
+        guard entryIndex >= 0, entryIndex < ruleSets.count else { return ix.ruleSets[entryIndex] }
+        if let box = ruleSets[entryIndex] { return box.set }
+        let set = ix.ruleSets[entryIndex]
+        ruleSets[entryIndex] = RuleSetBox(set)
+        return set
+    }
+
     init() {
         keys = .allocate(capacity: Self.slots)
         keys.initialize(repeating: .max, count: Self.slots)
@@ -22,7 +40,7 @@ final class MakeCache {
     func make(_ b: UnsafeBufferPointer<UInt8>, entryIndex: Int, modelYear: Int?) -> String {
         let ix = WMITable.index
         let entry = ix.list[entryIndex]
-        guard entry.makes.count > 1, b.count == 17, let set = ix.ruleSets[entryIndex] else { return entry.make }
+        guard entry.makes.count > 1, b.count == 17, let set = ruleSet(entryIndex, ix) else { return entry.make }
         // Base-36 key of positions 1-8, 10, 11 (< 36^10 < 2^52), then 7 bits of model year. Low-volume
         // WMIs (six characters) also depend on positions 12-14: not cached.
         guard b[2] != UInt8(ascii: "9") else {

@@ -172,14 +172,18 @@ public enum VINDecoder {
             return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * n) { votes -> Int? in
                 votes.initialize(repeating: 0)
                 var anyInYear = false, anyMatch = false
+                // Only the rules that allow this position 4 (in rule order; the sums do not
+                // depend on it); position 4 need not be tested again.
+                set.byFirstCode[Int(shifts[0])].withUnsafeBufferPointer { candidates in
                 set.flatMasks.withUnsafeBufferPointer { masks in
                     set.flatRules.withUnsafeBufferPointer { rules in
                         let w = WMIRuleSet.flatWidth
-                        for r in rules.indices {
+                        for candidate in candidates {
+                            let r = Int(candidate)
                             let m = masks.baseAddress! + r * w
                             // Most rules fail on the first position or two: stop there.
                             var hit = true
-                            for i in 0..<w where (m[i] >> shifts[i]) & 1 == 0 {
+                            for i in 1..<w where (m[i] >> shifts[i]) & 1 == 0 {
                                 hit = false
                                 break
                             }
@@ -193,6 +197,7 @@ public enum VINDecoder {
                             }
                         }
                     }
+                }
                 }
                 guard anyMatch else { return nil }
                 let base = anyInYear ? 0 : n

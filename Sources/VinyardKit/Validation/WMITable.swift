@@ -56,6 +56,10 @@ struct WMIRuleSet: Sendable {
     private(set) var flatMasks: [UInt64] = []
     /// Per flattened rule: from year, to year, make index, weight (the pattern's length).
     private(set) var flatRules: [(fromYear: Int, toYear: Int, make: Int, weight: Int)] = []
+    /// The flattened rules by the code of position 4 they allow (64 buckets: codes 0-35, and 63
+    /// for a character outside the table), each in rule order. Most rules name position 4, so a
+    /// VIN is matched against about a tenth of them (makeIndex: 4.7k → see Benchmarks/README.md).
+    private(set) var byFirstCode: [[Int32]] = []
     static let flatWidth = 14
 
     init(rules: [CompiledMakeRule], makes: [String]) {
@@ -71,6 +75,11 @@ struct WMIRuleSet: Sendable {
             for m in rule.masks { flatMasks.append(m & ~(1 << 63)) }
             for _ in rule.masks.count..<Self.flatWidth { flatMasks.append(~0) }
             flatRules.append((rule.fromYear, rule.toYear, rule.make, rule.masks.count))
+        }
+        byFirstCode = Array(repeating: [], count: 64)
+        for r in flatRules.indices {
+            let first = flatMasks[r * Self.flatWidth]
+            for c in 0..<64 where (first >> UInt64(c)) & 1 != 0 { byFirstCode[c].append(Int32(r)) }
         }
     }
 }
