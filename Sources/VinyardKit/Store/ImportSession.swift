@@ -223,13 +223,12 @@ public final class ImportSession {
             // from this run, and the in-memory keys tell new keys from duplicates.
             let keyHash = RowHasher.key(key)
             found = try writer.findInRun(key, keyHash: keyHash)
-            if found == nil {
-                try writer.bindRow(
-                    writer.plainInsert, key: key, values: values, source: source, input: provenance.input,
-                    line: provenance.line, hash: hash)
-                try writer.plainInsert.step()
-                writer.plainInsert.reset()
-                try writer.rememberInRun(keyHash: keyHash, rowID: connection.lastInsertRowID)
+            // (The lookup may have written the queued rows and built the index, when the run keys
+            // were full: then the key takes the indexed path below.)
+            if found == nil, writer.runKeys != nil {
+                try writer.append(
+                    key: key, values: values, source: source, input: provenance.input, line: provenance.line,
+                    hash: hash, keyHash: keyHash)
                 try addFindings(record.findings, table: table, key: key, provenance: provenance)
                 return WriteResult(outcome: .inserted)
             }

@@ -39,8 +39,8 @@ final class TableWriter {
     /// The keys inserted in this run while the key index is dropped (the table was empty when
     /// the run started); nil when the index is in place.
     var runKeys: RunKeyIndex?
-    /// `INSERT` without a conflict clause (the key index is dropped while ``runKeys`` is set).
-    let plainInsert: Statement
+    /// Queues and writes new rows while ``runKeys`` is set (the key index is dropped).
+    let appender: RowAppender
     /// `_key`, `_run_id`, `_hash` of a row by rowid.
     let keyAt: Statement
     private let connection: Connection
@@ -72,7 +72,8 @@ final class TableWriter {
         let insertSQL =
             "INSERT INTO \(table)(\(insertColumns.joined(separator: ","))) VALUES(\(placeholders.joined(separator: ",")))"
         insert = try connection.prepare(insertSQL + " ON CONFLICT(\"_key\") DO NOTHING", persistent: true)
-        plainInsert = try connection.prepare(insertSQL, persistent: true)
+        appender = RowAppender(
+            connection: connection, table: table, fieldColumns: fieldColumns, runID: runID, timestamp: timestamp)
         keyAt = try connection.prepare(
             "SELECT \"_key\", \"_run_id\", \"_hash\" FROM \(table) WHERE rowid=?1", persistent: true)
         var sets = fieldColumns.enumerated().map { "\($0.element)=?\($0.offset + 2)" }
@@ -101,7 +102,7 @@ final class TableWriter {
             "INSERT OR REPLACE INTO \(seenTable)(row, prev_hash, changed) VALUES(?1, ?2, ?3)", persistent: true)
         checkSeen = try connection.prepare(
             "SELECT prev_hash, changed FROM \(seenTable) WHERE row=?1", persistent: true)
-        for statement in [insert, plainInsert, update] {
+        for statement in [insert, update] {
             try statement.bind(runID, at: n + 5)
             try statement.bind(timestamp, at: n + 7)
         }
@@ -133,6 +134,7 @@ final class TableWriter {
     /// duplicates can be there, the run kept them out) and forgets the in-memory keys.
     func restoreKeyIndex() throws(StoreError) {
         guard runKeys != nil else { return }
+        try flushAppends()
         runKeys = nil
         // The sort of the keys takes as much memory as the page cache: a small one keeps the peak
         // low (the sort spills sorted runs to temporary files). With a second core, which the
@@ -150,6 +152,9 @@ final class TableWriter {
     /// The rowid, run id and hash of the row inserted in this run for `key` (hash `keyHash`),
     /// while the key index is dropped; nil for a new key.
     func findInRun(_ key: String, keyHash: UInt64) throws(StoreError) -> StoredKey? {
+        guard runKeys != nil else { return nil }
+        // A queued row may have this key: it must be in the table to be found.
+        if appender.contains(keyHash: keyHash) { try flushAppends() }
         guard let runKeys else { return nil }
         var result: StoredKey?
         let keyAt = self.keyAt
@@ -172,6 +177,21 @@ final class TableWriter {
             throw StoreError(extendedCode: 1, message: "\(error)")
         }
         return result
+    }
+
+    /// Adds a row for a new key while the key index is dropped (``runKeys`` is set): queued, and
+    /// written with the next batch (see ``RowAppender``).
+    func append(
+        key: String, values: [FieldValue?], source: String?, input: String?, line: Int?, hash: Int64, keyHash: UInt64
+    ) throws(StoreError) {
+        try appender.append(
+            key: key, values: values, source: source, input: input, line: line, hash: hash, keyHash: keyHash
+        ) { (keyHash, rowID) throws(StoreError) in try rememberInRun(keyHash: keyHash, rowID: rowID) }
+    }
+
+    /// Writes the queued new rows and remembers their keys.
+    func flushAppends() throws(StoreError) {
+        try appender.flush { (keyHash, rowID) throws(StoreError) in try rememberInRun(keyHash: keyHash, rowID: rowID) }
     }
 
     /// Remembers the row just inserted for a new key while the key index is dropped; builds the

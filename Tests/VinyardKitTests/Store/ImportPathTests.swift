@@ -57,19 +57,80 @@ import Testing
         ]
     }
 
+    /// Long runs: many of the first load's 32-row batches, keys repeated inside a queued batch and
+    /// across batches, columns that first appear mid-run, and a switch to the indexed path mid-batch.
+    static func longScenario(_ policy: DuplicatePolicy, seed: UInt64) -> [Run] {
+        var rng = SplitMix64(seed: seed)
+        func run(_ input: String, count: Int, keys: Int) -> [CanonicalRecord] {
+            var recent: [String] = []
+            return (0..<count).map { i in
+                // Mostly new keys (so that whole batches are written), one in eight a key of the
+                // last few records (still queued).
+                let key = rng.next(below: 8) == 0 && !recent.isEmpty
+                    ? recent[rng.next(below: recent.count)] : "K\(rng.next(below: keys))"
+                recent = Array((recent + [key]).suffix(12))
+                let late = i > count / 2
+                return testRecord(
+                    rng.next(below: 50) == 0 ? nil : key,
+                    make: rng.next(below: 3) == 0 ? nil : ["BMW", "Audi", "Kia"][rng.next(below: 3)],
+                    year: rng.next(below: 4) == 0 ? nil : Int64(2000 + rng.next(below: 3)),
+                    km: late && rng.next(below: 3) == 0 ? Double(rng.next(below: 3)) : nil,
+                    accidentFree: rng.next(below: 5) == 0 ? rng.next(below: 2) == 0 : nil,
+                    notes: late && rng.next(below: 7) == 0 ? "n\(rng.next(below: 2))" : nil,
+                    input: input, line: i + 2)
+            }
+        }
+        let first = run("a.csv", count: 600, keys: 5000)
+        let second = run("b.csv", count: 300, keys: 5000)
+        return [(first, policy), (second, policy), (first, policy)]
+    }
+
     @Test(arguments: DuplicatePolicy.allCases)
     func allPathsAgree(policy: DuplicatePolicy) throws {
+        let results = try Self.runAllPaths(Self.scenario(policy), limits: Self.limits)
+        let reference = try #require(results.first)
+        #expect(reference.reports.first?.counts == ImportCounts(read: 12, inserted: 6, duplicates: 4, rejected: 2))
+        #expect(reference.reports[2].counts.inserted == 0)
+        Self.expectSame(results)
+    }
+
+    @Test(arguments: DuplicatePolicy.allCases)
+    func allPathsAgreeOnLongRuns(policy: DuplicatePolicy) throws {
+        let results = try Self.runAllPaths(Self.longScenario(policy, seed: 7), limits: [Int.max, 0, 3, 70])
+        let reference = try #require(results.first)
+        let counts = try #require(reference.reports.first?.counts)
+        // The scenario means something: many new keys and in-run duplicates, then a re-import.
+        #expect(counts.inserted > 400 && counts.duplicates > 40, "\(counts)")
+        #expect(reference.reports[2].counts.inserted == 0)
+        Self.expectSame(results)
+    }
+
+    static func expectSame(
+        _ results: [(reports: [ImportRunReport], outcomes: [[WriteOutcome]], snapshot: [[[FieldValue?]]])]
+    ) {
+        guard let reference = results.first else { return }
+        for other in results.dropFirst() {
+            #expect(other.outcomes == reference.outcomes)
+            #expect(other.reports.map(\.counts) == reference.reports.map(\.counts))
+            #expect(other.reports.map(\.findings) == reference.reports.map(\.findings))
+            for (a, b) in zip(other.snapshot, reference.snapshot) { #expect(a == b) }
+        }
+    }
+
+    static func runAllPaths(
+        _ scenario: [Run], limits: [Int]
+    ) throws -> [(reports: [ImportRunReport], outcomes: [[WriteOutcome]], snapshot: [[[FieldValue?]]])] {
         var results: [(reports: [ImportRunReport], outcomes: [[WriteOutcome]], snapshot: [[[FieldValue?]]])] = []
         // Each key-index path, and the fast one with the WAL instead of the bulk-load journal
         // (what a first import gets when another process has the file open).
-        for (limit, bulkJournal) in Self.limits.map({ ($0, true) }) + [(Int.max, false)] {
+        for (limit, bulkJournal) in limits.map({ ($0, true) }) + [(Int.max, false)] {
             let dir = try makeStoreDirectory()
             let store = try VinyardStore(path: dir.appendingPathComponent("v.db").path)
             store.fastKeyLimit = limit
             store.bulkLoadJournal = bulkJournal
             var reports: [ImportRunReport] = []
             var outcomes: [[WriteOutcome]] = []
-            for run in Self.scenario(policy) {
+            for run in scenario {
                 let session = try store.beginImport(options: ["on-duplicate": run.policy.rawValue])
                 outcomes.append(try run.records.map { try session.write($0, schema: testSchema, source: "fleet", policy: run.policy).outcome })
                 let report = try session.finish()
@@ -79,15 +140,7 @@ import Testing
             #expect(try store.integrityCheck() == ["ok"])
             results.append((reports, outcomes, try Self.snapshot(store)))
         }
-        let reference = try #require(results.first)
-        #expect(reference.reports.first?.counts == ImportCounts(read: 12, inserted: 6, duplicates: 4, rejected: 2))
-        #expect(reference.reports[2].counts.inserted == 0)
-        for other in results.dropFirst() {
-            #expect(other.outcomes == reference.outcomes)
-            #expect(other.reports.map(\.counts) == reference.reports.map(\.counts))
-            #expect(other.reports.map(\.findings) == reference.reports.map(\.findings))
-            for (a, b) in zip(other.snapshot, reference.snapshot) { #expect(a == b) }
-        }
+        return results
     }
 
     @Test func freshImportBuildsTheKeyIndexAndRollbackRestoresIt() throws {
