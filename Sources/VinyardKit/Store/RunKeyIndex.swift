@@ -13,16 +13,27 @@ struct RunKeyIndex {
     static let maxRowID: Int64 = (1 << 24) - 1
     /// The most slots (64 MiB); past 3/4 of it the run builds the real index and goes on with it.
     static let maxCapacity = 1 << 23
+    /// The table is split into 2^partBits parts by the fingerprint's top bits, each growing on its
+    /// own: a growth copies one part, so the peak is the table plus 1/64 of it (one table of 2^n
+    /// slots doubled to 2^(n+1), holding both: 96 MiB at 5M keys instead of 64).
+    static let partBits = 6
 
-    private var slots: [UInt64]
-    private var bits: Int
+    private struct Part {
+        var slots: [UInt64]
+        var bits: Int
+        var count = 0
+    }
+
+    private var parts: [Part]
     private(set) var count = 0
     /// How many keys fit before the next growth would exceed `limit` keys or ``maxCapacity``.
     let limit: Int
 
+    /// - Parameter initialBits: log2 of the initial slots in all (at least 2^partBits).
     init(limit: Int, initialBits: Int = 16) {
-        bits = initialBits
-        slots = [UInt64](repeating: 0, count: 1 << initialBits)
+        let partSlotBits = max(1, initialBits - Self.partBits)
+        parts = Array(repeating: Part(slots: [UInt64](repeating: 0, count: 1 << partSlotBits), bits: partSlotBits),
+            count: 1 << Self.partBits)
         self.limit = min(limit, Self.maxCapacity / 4 * 3)
     }
 
@@ -30,21 +41,29 @@ struct RunKeyIndex {
     var hasRoom: Bool { count < limit }
 
     /// Bytes held by the slots.
-    var byteCount: Int { slots.count * 8 }
+    var byteCount: Int { parts.reduce(0) { $0 + $1.slots.count * 8 } }
 
     @inline(__always)
     private static func fingerprint(_ hash: UInt64) -> UInt64 { hash >> 24 }
 
+    /// The part of a fingerprint (its top bits).
     @inline(__always)
-    private func home(_ fingerprint: UInt64) -> Int { Int(truncatingIfNeeded: fingerprint >> UInt64(40 - bits)) }
+    private static func part(_ fingerprint: UInt64) -> Int { Int(truncatingIfNeeded: fingerprint >> UInt64(40 - partBits)) }
+
+    /// The home slot in a part of 2^bits slots (the fingerprint's bits below the part's).
+    @inline(__always)
+    private static func home(_ fingerprint: UInt64, bits: Int) -> Int {
+        Int(truncatingIfNeeded: (fingerprint >> UInt64(40 - partBits - bits)) & ((1 << UInt64(bits)) - 1))
+    }
 
     /// The rowid of the key with this hash for which `matches` (reading the row) returns true, or nil.
     func find(_ hash: UInt64, matches: (Int64) throws -> Bool) rethrows -> Int64? {
         let fp = Self.fingerprint(hash)
-        let mask = slots.count - 1
-        var i = home(fp)
+        let part = parts[Self.part(fp)]
+        let mask = part.slots.count - 1
+        var i = Self.home(fp, bits: part.bits)
         while true {
-            let slot = slots[i]
+            let slot = part.slots[i]
             if slot == 0 { return nil }
             if slot >> 24 == fp {
                 let rowID = Int64(slot & 0xFF_FFFF)
@@ -56,24 +75,27 @@ struct RunKeyIndex {
 
     /// Adds a key known not to be present. `rowID` must be in 1…``maxRowID`` and ``hasRoom`` true.
     mutating func insert(_ hash: UInt64, rowID: Int64) {
-        if (count + 1) * 4 > slots.count * 3 { grow() }
-        place(Self.fingerprint(hash) << 24 | UInt64(rowID))
+        let fp = Self.fingerprint(hash)
+        let p = Self.part(fp)
+        if (parts[p].count + 1) * 4 > parts[p].slots.count * 3 { Self.grow(&parts[p]) }
+        Self.place(fp << 24 | UInt64(rowID), in: &parts[p])
+        parts[p].count += 1
         count += 1
     }
 
-    private mutating func place(_ slot: UInt64) {
-        let mask = slots.count - 1
-        var i = home(slot >> 24)
-        while slots[i] != 0 { i = (i + 1) & mask }
-        slots[i] = slot
+    private static func place(_ slot: UInt64, in part: inout Part) {
+        let mask = part.slots.count - 1
+        var i = home(slot >> 24, bits: part.bits)
+        while part.slots[i] != 0 { i = (i + 1) & mask }
+        part.slots[i] = slot
     }
 
-    private mutating func grow() {
-        let old = slots
-        slots = []
-        bits += 1
-        slots = [UInt64](repeating: 0, count: 1 << bits)
-        for slot in old where slot != 0 { place(slot) }
+    private static func grow(_ part: inout Part) {
+        let old = part.slots
+        part.slots = []
+        part.bits += 1
+        part.slots = [UInt64](repeating: 0, count: 1 << part.bits)
+        for slot in old where slot != 0 { place(slot, in: &part) }
     }
 }
 

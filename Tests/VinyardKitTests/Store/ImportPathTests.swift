@@ -209,6 +209,21 @@ import Testing
         #expect(RunKeyIndex(limit: 3).hasRoom)
     }
 
+    @Test func runKeyIndexFindsEveryKeyAcrossItsParts() {
+        // Parts grow one at a time: every key is still found after many growths, and the slots
+        // stay within twice what 3/4 fill needs (powers of two).
+        var index = RunKeyIndex(limit: .max, initialBits: 6)
+        var rng = SplitMix64(seed: 3)
+        let hashes = (0..<60_000).map { _ in rng.next() }
+        for (i, hash) in hashes.enumerated() { index.insert(hash, rowID: Int64(i + 1)) }
+        #expect(index.count == hashes.count)
+        var missing = 0
+        for (i, hash) in hashes.enumerated() where index.find(hash, matches: { $0 == Int64(i + 1) }) == nil { missing += 1 }
+        #expect(missing == 0)
+        #expect(index.byteCount <= hashes.count * 8 * 4 / 3 * 2, "\(index.byteCount) bytes")
+        #expect(index.byteCount >= hashes.count * 8 * 4 / 3)
+    }
+
     @Test func seenRowsAcrossRunsCountNetEffect() throws {
         // A key from an earlier run met three times: unchanged, then changed, then back.
         for limit in Self.limits {
