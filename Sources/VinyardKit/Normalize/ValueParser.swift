@@ -51,10 +51,18 @@ public enum ValueParser {
     /// A VIN as written, normalized: trimmed, upper-case, spaces, dashes and dots removed. It is
     /// not validated here (see the VIN engine).
     public static func normalizeVIN(_ s: String) -> String {
-        var clean = true
-        for b in s.utf8 where !((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A)) {
-            clean = false
-            break
+        // Most VINs are already clean: scan contiguous UTF-8 in place (a walk of `s.utf8` by
+        // index cost ~600 instructions a VIN, measured with callgrind).
+        func isClean(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            for b in bytes where !((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A)) { return false }
+            return true
+        }
+        let clean: Bool
+        if let inPlace = s.utf8.withContiguousStorageIfAvailable(isClean) {
+            clean = inPlace
+        } else {
+            var text = s
+            clean = text.withUTF8(isClean)
         }
         if clean { return s }
         var out: [UInt8] = []

@@ -465,12 +465,15 @@ struct RowHasher {
             mix(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             offset += 8
         }
+        // The last 0-7 bytes, little-endian (as a byte-by-byte loop would assemble them, in
+        // fewer loads: stored `_hash` values must not change).
         var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while offset < count {
-            tail |= UInt64(bytes[offset]) << shift
-            shift += 8
-            offset += 1
+        let rest = count - offset
+        if rest >= 4 {
+            tail = UInt64(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
+            for k in 4..<rest { tail |= UInt64(bytes[offset + k]) << UInt64(8 * k) }
+        } else {
+            for k in 0..<rest { tail |= UInt64(bytes[offset + k]) << UInt64(8 * k) }
         }
         mix(tail ^ (UInt64(count) << 56))
     }
