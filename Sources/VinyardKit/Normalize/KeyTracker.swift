@@ -166,12 +166,18 @@ struct KeyHash: Hashable, Sendable {
         value = Self.fnv(key, Self.fnv(table, 0xcbf2_9ce4_8422_2325) &* 0x0000_0100_0000_01B3)
     }
     private static func fnv(_ s: String, _ seed: UInt64) -> UInt64 {
-        var h = seed
-        for byte in s.utf8 {
-            h ^= UInt64(byte)
-            h = h &* 0x0000_0100_0000_01B3
+        // Contiguous UTF-8 read in place (walking `s.utf8` by index cost ~45 instructions a byte).
+        func fnv(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            var h = seed
+            for byte in bytes {
+                h ^= UInt64(byte)
+                h = h &* 0x0000_0100_0000_01B3
+            }
+            return h
         }
-        return h
+        if let h = s.utf8.withContiguousStorageIfAvailable(fnv) { return h }
+        var s = s
+        return s.withUTF8(fnv)
     }
 }
 

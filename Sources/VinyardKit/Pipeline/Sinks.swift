@@ -58,14 +58,21 @@ public final class ValidationSink: RecordSink {
             counted = schema.fields.map { ConflictRule.counts(field: $0.name) }
             countedSchema = schema.name
         }
-        scratch.fieldHashes.removeAll(keepingCapacity: true)
-        for (i, v) in values.enumerated() {
-            guard let v, i < counted.count, counted[i] else {
-                scratch.fieldHashes.append(0)
-                continue
+        // Filled as a local array (no uniqueness and exclusivity checks of the property per value).
+        var hashes = scratch.fieldHashes
+        scratch.fieldHashes = []
+        hashes.removeAll(keepingCapacity: true)
+        let counted = self.counted
+        values.withUnsafeBufferPointer { values in
+            for i in values.indices {
+                if i < counted.count, counted[i], let v = values[i] {
+                    hashes.append(Self.fieldHash(v, index: i))
+                } else {
+                    hashes.append(0)
+                }
             }
-            scratch.fieldHashes.append(Self.fieldHash(v, index: i))
         }
+        scratch.fieldHashes = hashes
         return scratch
     }
 
@@ -77,10 +84,14 @@ public final class ValidationSink: RecordSink {
             h ^= h >> 32
         }
         switch value {
-        case .text(var s):
+        case .text(let s):
             if s.isEmpty { return 0 }
             mix(1)
-            s.withUTF8 { for b in $0 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 } }
+            func bytes(_ bytes: UnsafeBufferPointer<UInt8>) { for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 } }
+            if s.utf8.withContiguousStorageIfAvailable(bytes) == nil {
+                var s = s
+                s.withUTF8(bytes)
+            }
         case .integer(let i):
             mix(2)
             mix(UInt64(bitPattern: i))
