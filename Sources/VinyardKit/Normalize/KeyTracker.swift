@@ -167,7 +167,7 @@ struct KeyHash: Hashable, Sendable {
     }
     private static func fnv(_ s: String, _ seed: UInt64) -> UInt64 {
         // Contiguous UTF-8 read in place (walking `s.utf8` by index cost ~45 instructions a byte).
-        func fnv(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        s.withUTF8Bytes { bytes in
             var h = seed
             for byte in bytes {
                 h ^= UInt64(byte)
@@ -175,9 +175,6 @@ struct KeyHash: Hashable, Sendable {
             }
             return h
         }
-        if let h = s.utf8.withContiguousStorageIfAvailable(fnv) { return h }
-        var s = s
-        return s.withUTF8(fnv)
     }
 }
 

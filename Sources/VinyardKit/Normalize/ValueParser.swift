@@ -36,14 +36,7 @@ public enum ValueParser {
         // Contiguous UTF-8 is read in place (no copy of the string, no retain), where
         // `utf8.first`/`last` walk indices.
         func ends(_ b: UnsafeBufferPointer<UInt8>) -> (UInt8, UInt8)? { b.isEmpty ? nil : (b[0], b[b.count - 1]) }
-        let found: (UInt8, UInt8)?
-        if let inPlace = s.utf8.withContiguousStorageIfAvailable(ends) {
-            found = inPlace
-        } else {
-            var text = s
-            found = text.withUTF8(ends)
-        }
-        guard let (first, last) = found else { return s }
+        guard let (first, last) = s.withUTF8Bytes(ends) else { return s }
         if !isSpace(first), !isSpace(last), first != 0xC2, last != 0xA0 { return s }
         return String(s.trimmingSpaces())
     }
@@ -57,14 +50,7 @@ public enum ValueParser {
             for b in bytes where !((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A)) { return false }
             return true
         }
-        let clean: Bool
-        if let inPlace = s.utf8.withContiguousStorageIfAvailable(isClean) {
-            clean = inPlace
-        } else {
-            var text = s
-            clean = text.withUTF8(isClean)
-        }
-        if clean { return s }
+        if s.withUTF8Bytes(isClean) { return s }
         var out: [UInt8] = []
         out.reserveCapacity(17)
         for b in s.utf8 {

@@ -87,11 +87,7 @@ public final class ValidationSink: RecordSink {
         case .text(let s):
             if s.isEmpty { return 0 }
             mix(1)
-            func bytes(_ bytes: UnsafeBufferPointer<UInt8>) { for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 } }
-            if s.utf8.withContiguousStorageIfAvailable(bytes) == nil {
-                var s = s
-                s.withUTF8(bytes)
-            }
+            s.withUTF8Bytes { for b in $0 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 } }
         case .integer(let i):
             mix(2)
             mix(UInt64(bitPattern: i))

@@ -445,10 +445,7 @@ struct RowHasher {
     /// retain of storage another thread made).
     @inline(__always)
     mutating func mix(text: String) {
-        if text.utf8.withContiguousStorageIfAvailable({ mix(bytes: UnsafeRawBufferPointer($0)) }) == nil {
-            var text = text
-            text.withUTF8 { mix(bytes: UnsafeRawBufferPointer($0)) }
-        }
+        text.withUTF8Bytes { mix(bytes: UnsafeRawBufferPointer($0)) }
     }
 
     @inline(__always)
@@ -521,13 +518,7 @@ struct RowArena: ~Copyable {
             if n > 0, let from = bytes.baseAddress { start.copyMemory(from: from, byteCount: n) }
             return n
         }
-        let count: Int
-        if let n = text.utf8.withContiguousStorageIfAvailable(copy) {
-            count = n
-        } else {
-            var text = text
-            count = text.withUTF8(copy)
-        }
+        let count = text.withUTF8Bytes(copy)
         used += count
         return UnsafeRawBufferPointer(start: start, count: count)
     }
