@@ -10,7 +10,9 @@
 /// - `{` … : when its first member is an array of objects and any other members are scalars
 ///   (`{"vehicles": [...], "count": 2}`), that array holds the records (the other members are
 ///   syntax-checked and ignored); otherwise the object is one record. Objects and first elements
-///   larger than 1 MiB whose first member is an array are taken as wrappers (streamed).
+///   larger than 1 MiB whose first member is an array are taken as wrappers (streamed), and so
+///   are objects that do not parse whose first member is an array opening with an object (a bad
+///   element inside a wrapper is then one reject, as in a bare array).
 /// - A syntax error inside an element of the record array (or an element nested deeper than the
 ///   parser's limit) makes that element a reject (`row.malformed`, with the error's line and
 ///   column) when the element's end can be found by counting brackets outside strings; reading
@@ -143,7 +145,10 @@ public final class JSONReader: RecordReader {
             case .needMore:
                 return key  // too large to be one record: a wrapper
             case .failure:
-                return nil  // let the normal path report the error
+                // A syntax error (or too deep nesting) somewhere in the object: still a wrapper when
+                // its first member is an array of objects and (`inArray`) the object is the outer
+                // array's only element, so the bad element becomes a reject as in a bare array.
+                return Self.looksLikeWrapper(p, object: i, array: k, inArray: inArray) ? key : nil
             case .value(let v, let end):
                 guard case .object(let members) = v, let first = members.first,
                     case .array(let elements) = first.value,
@@ -158,6 +163,41 @@ public final class JSONReader: RecordReader {
                 return key
             }
         }
+    }
+
+    /// For an object at `object` that does not parse: true when its first member's array (at
+    /// `array`) opens with an object or is empty, and, `inArray`, the object's matching `}` (found
+    /// by counting brackets outside strings) is followed by the outer array's `]`. An object whose
+    /// end lies beyond the look-ahead window counts as a wrapper, as a large one does.
+    static func looksLikeWrapper(_ p: UnsafeBufferPointer<UInt8>, object: Int, array: Int, inArray: Bool) -> Bool {
+        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
+        var k = array + 1
+        while k < p.count, isSpace(p[k]) { k += 1 }
+        guard k < p.count, p[k] == UInt8(ascii: "{") || p[k] == UInt8(ascii: "]") else { return false }
+        guard inArray else { return true }
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var i = object
+        while i < p.count {
+            let c = p[i]
+            if inString {
+                if escaped { escaped = false } else if c == UInt8(ascii: "\\") { escaped = true } else if c == UInt8(ascii: "\"") { inString = false }
+            } else if c == UInt8(ascii: "\"") {
+                inString = true
+            } else if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
+                depth += 1
+            } else if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") {
+                depth -= 1
+                if depth == 0 {
+                    var j = i + 1
+                    while j < p.count, isSpace(p[j]) { j += 1 }
+                    return j >= p.count || p[j] == UInt8(ascii: "]")
+                }
+            }
+            i += 1
+        }
+        return true
     }
 
     /// Moves past `[ {"key" : [` (or `{"key" : [`) into the record array.

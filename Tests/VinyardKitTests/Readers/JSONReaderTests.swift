@@ -100,6 +100,27 @@ import Testing
         #expect(all[4].record?.provenance.line == 6)
     }
 
+    /// The same inside a wrapper (`{"vehicles": [...]}`, `[{"vehicles": [...]}]`): the bad element
+    /// is one reject, the others are records (it was fatal, or the whole wrapper one reject).
+    @Test(arguments: [1, 1 << 20], ["{\"vehicles\": [\n", "[{\"vehicles\": [\n"])
+    func malformedElementInsideAWrapper(chunk: Int, opening: String) throws {
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        let closing = opening.hasPrefix("[") ? "]}]" : "]}"
+        let text = opening + "{\"id\": 1},\n{\"id\": tru},\n\(deep),\n{\"id\": 4}\n" + closing
+        let (reader, all) = try items(text, chunk: chunk)
+        #expect(reader.wrapperKey == "vehicles")
+        #expect(all.count == 4)
+        #expect(all.compactMap(\.record).map { $0["id"] } == [.number("1"), .number("4")])
+        #expect(all.compactMap(\.reject).map(\.provenance.line) == [3, 4])
+        #expect(all[2].reject?.finding.message.contains("deeper") == true)
+        // A single record that does not parse is still fatal, and an object that is one record
+        // of an array is still read as a record, not as a wrapper.
+        #expect(throws: VinyardError.self) { _ = try items("{\"tags\": [1], \"id\": tru}") }
+        let (plain, records) = try items("[{\"specs\": [{\"k\": 1}], \"id\": tru}, {\"id\": 4}]")
+        #expect(plain.wrapperKey == nil)
+        #expect(records.compactMap(\.record).map { $0["id"] } == [.number("4")])
+    }
+
     @Test func errorsOutsideElementsAreFatalWithLineAndColumn() throws {
         #expect {
             _ = try items("[\n {\"a\": 1}\n {\"a\": 2}\n]")
