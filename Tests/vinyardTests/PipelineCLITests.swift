@@ -135,12 +135,27 @@ let allSamples = [
         #expect(Int(vehicles + locations) == inserted)
         #expect(try count(db, "SELECT count(*) FROM rejects") == Int64(a.int("rejected") ?? -1))
         #expect(try count(db, "SELECT count(*) FROM import_runs WHERE status='completed'") == 1)
+        var tableCounts: [String: Int64] = [:]
+        for table in ["rejects", "duplicates", "findings"] { tableCounts[table] = try count(db, "SELECT count(*) FROM \(table)") }
 
         let second = try runVinyard(["import"] + allSamples + ["--db", db])
         #expect(second.status == 0)
         #expect(second.stdout.contains("nothing changed"))
         #expect(second.stdout.contains("inserted 0 + updated 0"))
         #expect(try count(db, "SELECT count(*) FROM vehicles") == vehicles)
+        // Nor do the bookkeeping tables grow: the rejects of the same records are replaced by
+        // this run's (they piled up, one more set per re-import), as duplicates and findings are.
+        for table in ["rejects", "duplicates", "findings"] {
+            #expect(try count(db, "SELECT count(*) FROM \(table)") == tableCounts[table], "\(table)")
+        }
+        #expect(try count(db, "SELECT count(*) FROM rejects WHERE run_id=2") == Int64(a.int("rejected") ?? -1))
+        // A changed record on the same line is another reject; the earlier one is kept.
+        let edited = dir.appendingPathComponent("fleet.csv")
+        let text = try String(contentsOfFile: sample("fleet.csv"), encoding: .utf8)
+        try Data(text.replacingOccurrences(of: "Kerosin", with: "Kerosene").utf8).write(to: edited)
+        _ = try runVinyard(["import", edited.path, "--db", db])
+        _ = try runVinyard(["import", edited.path, "--db", db])
+        #expect(try count(db, "SELECT count(*) FROM rejects") == (tableCounts["rejects"] ?? 0) + 6)
     }
 
     /// A missing input fails before the database is created; an import whose records are all

@@ -81,6 +81,8 @@ public final class ImportSession {
     private let insertDuplicate: Statement
     private let deleteDuplicate: Statement
     private let insertReject: Statement
+    /// Removes the reject an earlier run kept for the same record (nil when `rejects` was empty).
+    private let deleteEarlierReject: Statement?
 
     private var connection: Connection { store.connection }
 
@@ -127,6 +129,11 @@ public final class ImportSession {
             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """, persistent: true)
         try insertReject.bind(runID, at: 1)
+        deleteEarlierReject = try connection.scalarInt("SELECT EXISTS(SELECT 1 FROM rejects)") == 1
+            ? try connection.prepare(
+                "DELETE FROM rejects WHERE input=?1 AND line IS ?2 AND element IS ?3 AND table_name IS ?4 AND raw=?5 AND raw_text IS ?6",
+                persistent: true)
+            : nil
     }
 
     deinit {
@@ -408,13 +415,26 @@ public final class ImportSession {
         let errors = findings.filter { $0.severity == .error }
         let reason = (errors.isEmpty ? findings : errors).map { "\($0.code): \($0.message)" }.joined(separator: "; ")
         do {
+            let rawJSON = StoreJSON.fields(raw.fields)
+            // The same record rejected by an earlier run (a re-import): replaced, not piled up.
+            if let delete = deleteEarlierReject {
+                delete.reset()
+                try delete.bind(raw.provenance.input, at: 1)
+                try delete.bind(raw.provenance.line, at: 2)
+                try delete.bind(raw.provenance.index, at: 3)
+                try delete.bind(table, at: 4)
+                try delete.bind(rawJSON, at: 5)
+                try delete.bind(text, at: 6)
+                try delete.step()
+                delete.reset()
+            }
             insertReject.reset()
             try insertReject.bind(table, at: 2)
             try insertReject.bind(raw.provenance.input, at: 3)
             try insertReject.bind(raw.provenance.line, at: 4)
             try insertReject.bind(raw.provenance.index, at: 5)
             try insertReject.bind(source, at: 6)
-            try insertReject.bind(StoreJSON.fields(raw.fields), at: 7)
+            try insertReject.bind(rawJSON, at: 7)
             try insertReject.bind(text, at: 8)
             try insertReject.bind(StoreJSON.findings(findings), at: 9)
             try insertReject.bind(reason.isEmpty ? "rejected" : reason, at: 10)
