@@ -158,6 +158,29 @@ let allSamples = [
         #expect(try count(db, "SELECT count(*) FROM rejects") == (tableCounts["rejects"] ?? 0) + 6)
     }
 
+    /// An import that creates the database and is then rolled back (--strict) or fails on bad
+    /// input leaves no database behind (it left an empty one); an existing one stays as it was.
+    @Test func rolledBackFirstImportLeavesNoDatabase() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        let strict = try runVinyard(["import", sample("fleet.csv"), "--db", db, "--strict"])
+        #expect(strict.status == 1, "\(strict.stderr)")
+        let bad = dir.appendingPathComponent("bad.json")
+        try Data("[{\"vin\": \"1FTFW1E57KFA14352\"},\n{\"vin\": \"open".utf8).write(to: bad)
+        let malformed = try runVinyard(["import", sample("fleet-record.json"), bad.path, "--db", db])
+        #expect(malformed.status == 65, "\(malformed.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("fleet.db") }
+        #expect(left.isEmpty, "\(left)")
+
+        let good = try runVinyard(["import", sample("fleet-record.json"), "--db", db])
+        #expect(good.status == 0, "\(good.stderr)")
+        let vehicles = try count(db, "SELECT count(*) FROM vehicles")
+        #expect(try runVinyard(["import", sample("fleet.csv"), "--db", db, "--strict"]).status == 1)
+        #expect(try runVinyard(["import", bad.path, "--db", db]).status == 65)
+        #expect(try count(db, "SELECT count(*) FROM vehicles") == vehicles)
+    }
+
     /// A missing input fails before the database is created; an import whose records are all
     /// rejected still leaves every schema table, so export and emissions read an empty one.
     @Test func missingInputCreatesNoDatabaseAndAllRejectedLeavesEmptyTables() throws {
@@ -206,9 +229,13 @@ let allSamples = [
         let r = try runVinyard(["import", sample("fleet.csv"), "--db", db, "--strict"])
         #expect(r.status == 1)
         #expect(r.stdout.contains("ROLLED BACK"))
-        // Nothing of the run is left: not even the table it would have created, nor the run.
-        #expect(try count(db, "SELECT count(*) FROM sqlite_master WHERE name='vehicles'") == 0)
-        #expect(try count(db, "SELECT count(*) FROM import_runs") == 0)
+        // Nothing of the run is left: not even the database file it created.
+        #expect(!FileManager.default.fileExists(atPath: db))
+        // Into an existing database: not the table it would have created, nor the run.
+        #expect(try runVinyard(["import", sample("locations.json"), "--db", db, "--on-duplicate", "first"]).status == 0)
+        #expect(try runVinyard(["import", sample("fleet.csv"), "--db", db, "--strict"]).status == 1)
+        #expect(try count(db, "SELECT count(*) FROM vehicles") == 0)
+        #expect(try count(db, "SELECT count(*) FROM import_runs") == 1)
     }
 
     @Test func malformedInputLeavesPreviousState() throws {
