@@ -71,6 +71,28 @@ import Testing
         #expect(all.compactMap(\.record).map { $0["id"] } == [.number("1"), .number("2")])
     }
 
+    /// API envelopes: the record array under a known wrapper key need not come first, and the
+    /// other members may be objects or arrays (the whole object was one record).
+    @Test(arguments: [1, 7, 1 << 20])
+    func wrapperKeyAfterOtherMembers(chunk: Int) throws {
+        let texts = [
+            "{\"total\": 2, \"vehicles\": [{\"id\": 1}, {\"id\": 2}]}",
+            "{\"meta\": {\"page\": 1, \"tags\": [1]}, \"vehicles\": [{\"id\": 1}, {\"id\": 2}], \"links\": [\"x\"]}",
+            "[{\"count\": 2, \"Vehicles\": [{\"id\": 1}, {\"id\": 2}]}]",
+            "{\"vehicles\": [{\"id\": 1}, {\"id\": 2}], \"page\": {\"next\": null}}",
+        ]
+        for text in texts {
+            let (reader, all) = try items(text, chunk: chunk)
+            #expect(reader.wrapperKey?.lowercased() == "vehicles", "\(text)")
+            #expect(all.compactMap(\.record).map { $0["id"] } == [.number("1"), .number("2")], "\(text)")
+        }
+        // Any other key that is not first stays a member of one record.
+        let (reader, all) = try items("{\"id\": 3, \"images\": [{\"u\": 1}], \"meta\": {\"a\": 1}}", chunk: chunk)
+        #expect(reader.wrapperKey == nil)
+        #expect(all.count == 1)
+        #expect(all.first?.record?["id"] == .number("3"))
+    }
+
     @Test func objectWithArrayMemberIsOneRecord() throws {
         let (reader, all) = try items("{\"tags\": [1, 2], \"id\": 3}")
         #expect(reader.wrapperKey == nil)
