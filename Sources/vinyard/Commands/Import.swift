@@ -57,18 +57,19 @@ struct Import: ParsableCommand {
 
     func run() throws {
         var failedStrict = false
-        // A run that creates the database and then fails or is rolled back (--strict) removes it
-        // again: the database is left as it was, that is, not there.
+        // A run that creates the database and then fails before committing, or is rolled back
+        // (--strict), removes it again: the database is left as it was, that is, not there.
         let existed = FileManager.default.fileExists(atPath: db)
+        var committed = false
         func removeCreatedDatabase() {
             guard !existed else { return }
             for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: db + suffix) }
         }
         try reportingErrors {
             do {
-                failedStrict = try performImport()
+                failedStrict = try performImport(committed: &committed)
             } catch {
-                removeCreatedDatabase()
+                if !committed { removeCreatedDatabase() }
                 throw error
             }
             if failedStrict { removeCreatedDatabase() }
@@ -76,8 +77,10 @@ struct Import: ParsableCommand {
         if failedStrict { throw ExitCode(1) }
     }
 
-    /// Runs the import; true when --strict rolled it back. The store is closed when it returns.
-    private func performImport() throws -> Bool {
+    /// Runs the import; true when --strict rolled it back. The store is closed when it returns;
+    /// `committed` is set once the run is in the database (a later error, e.g. writing the report,
+    /// leaves it there).
+    private func performImport(committed: inout Bool) throws -> Bool {
         do {
             let catalog = try pipeline.catalog()
             var options = try pipeline.pipelineOptions(read: try input.readOptions(), catalog: catalog)
@@ -113,6 +116,7 @@ struct Import: ParsableCommand {
                             read: $0.read, rejected: $0.rejected)
             }
             let run = try session.finish(inputs: inputs)
+            committed = true
             var title = "import into \(db) (run \(run.runID))"
             if result.read > 0 && result.nothingChanged {
                 if result.rejected == 0 {
