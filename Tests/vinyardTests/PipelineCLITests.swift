@@ -181,6 +181,30 @@ let allSamples = [
         #expect(try count(db, "SELECT count(*) FROM vehicles") == vehicles)
     }
 
+    /// Records of a JSON array written on one line share their line: every duplicate still keeps
+    /// its own `duplicates` entry (a later one deleted the earlier one's: 3 duplicates, 0 or 1
+    /// entries), and a re-import replaces them without piling up.
+    @Test(arguments: ["first", "last", "merge"])
+    func duplicatesOnOneLineAreEachKept(policy: String) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        let input = dir.appendingPathComponent("one-line.json")
+        let records = (1...4).map { "{\"vin\":\"1FTFW1E57KFA14352\",\"odometer\":\($0)}" }
+        try Data("[\(records.joined(separator: ","))]".utf8).write(to: input)
+        let places = dir.appendingPathComponent("places.json")
+        try Data("[{\"name\":\"A\",\"lat\":1,\"long\":2},{\"name\":\"A\",\"lat\":1.0000001,\"long\":2}]".utf8).write(to: places)
+        for run in 1...2 {
+            let r = try runVinyard(["import", input.path, places.path, "--db", db, "--on-duplicate", policy, "--report", "json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let report = try ParsedReport(r)
+            #expect(report.int("duplicates") == 4, "run \(run)")
+            #expect(report.int("rejected") == 0, "run \(run)")
+            #expect(try count(db, "SELECT count(*) FROM duplicates WHERE table_name='vehicles'") == 3, "run \(run)")
+            #expect(try count(db, "SELECT count(*) FROM duplicates WHERE table_name='locations'") == 1, "run \(run)")
+        }
+    }
+
     /// A missing input fails before the database is created; an import whose records are all
     /// rejected still leaves every schema table, so export and emissions read an empty one.
     @Test func missingInputCreatesNoDatabaseAndAllRejectedLeavesEmptyTables() throws {
