@@ -195,3 +195,48 @@ import VinyardKit
         #expect(r.status == 66)
     }
 }
+
+/// Schema array fields (`options`, `specs`, `images`, `vin_model_years`) are stored as JSON text;
+/// JSON outputs write them as arrays (they were strings holding JSON), CSV keeps the JSON text.
+@Suite struct ArrayFieldOutputTests {
+    private func objects(_ data: Data, lines: Bool) throws -> [[String: Any]] {
+        if lines {
+            return try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+        }
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+    }
+
+    private func checkJeep(_ rows: [[String: Any]]) throws {
+        let jeep = try #require(rows.first { $0["vin"] as? String == "1C4PJMAK2CW184491" })
+        #expect(jeep["options"] as? [String] == ["Sunroof", "Tow Package"])
+        #expect(jeep["specs"] as? [String] == ["Roof rack"])
+        #expect(jeep["vin_model_years"] as? [Int] == [1982, 2012])
+    }
+
+    @Test func exportAndConvertWriteArrays() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        let imported = try runVinyard(["import", sample("random-vehicle.json"), "--db", db, "--quiet"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+
+        for format in ["json", "jsonl"] {
+            let r = try runVinyard(["export", "--db", db, "--format", format])
+            #expect(r.status == 0, "\(r.stderr)")
+            try checkJeep(try objects(r.stdoutData, lines: format == "jsonl"))
+        }
+        let geo = try runVinyard(["export", "--db", db, "--format", "geojson", "--where", "options~sunroof"])
+        #expect(geo.status == 0, "\(geo.stderr)")
+        let csv = try runVinyard(["export", "--db", db, "--columns", "vin,options", "--where", "vin=1C4PJMAK2CW184491"])
+        #expect(csv.stdout == "vin,options\n1C4PJMAK2CW184491,\"[\"\"Sunroof\"\",\"\"Tow Package\"\"]\"\n")
+
+        for name in ["out.json", "out.jsonl"] {
+            let out = dir.appendingPathComponent(name).path
+            let r = try runVinyard(["convert", sample("random-vehicle.json"), "-o", out])
+            #expect(r.status == 0, "\(r.stderr)")
+            try checkJeep(try objects(try Data(contentsOf: URL(fileURLWithPath: out)), lines: name.hasSuffix("l")))
+        }
+    }
+}

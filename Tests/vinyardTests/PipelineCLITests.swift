@@ -135,12 +135,74 @@ let allSamples = [
         #expect(Int(vehicles + locations) == inserted)
         #expect(try count(db, "SELECT count(*) FROM rejects") == Int64(a.int("rejected") ?? -1))
         #expect(try count(db, "SELECT count(*) FROM import_runs WHERE status='completed'") == 1)
+        var tableCounts: [String: Int64] = [:]
+        for table in ["rejects", "duplicates", "findings"] { tableCounts[table] = try count(db, "SELECT count(*) FROM \(table)") }
 
         let second = try runVinyard(["import"] + allSamples + ["--db", db])
         #expect(second.status == 0)
         #expect(second.stdout.contains("nothing changed"))
         #expect(second.stdout.contains("inserted 0 + updated 0"))
         #expect(try count(db, "SELECT count(*) FROM vehicles") == vehicles)
+        // Nor do the bookkeeping tables grow: the rejects of the same records are replaced by
+        // this run's (they piled up, one more set per re-import), as duplicates and findings are.
+        for table in ["rejects", "duplicates", "findings"] {
+            #expect(try count(db, "SELECT count(*) FROM \(table)") == tableCounts[table], "\(table)")
+        }
+        #expect(try count(db, "SELECT count(*) FROM rejects WHERE run_id=2") == Int64(a.int("rejected") ?? -1))
+        // A changed record on the same line is another reject; the earlier one is kept.
+        let edited = dir.appendingPathComponent("fleet.csv")
+        let text = try String(contentsOfFile: sample("fleet.csv"), encoding: .utf8)
+        try Data(text.replacingOccurrences(of: "Kerosin", with: "Kerosene").utf8).write(to: edited)
+        _ = try runVinyard(["import", edited.path, "--db", db])
+        _ = try runVinyard(["import", edited.path, "--db", db])
+        #expect(try count(db, "SELECT count(*) FROM rejects") == (tableCounts["rejects"] ?? 0) + 6)
+    }
+
+    /// An import that creates the database and is then rolled back (--strict) or fails on bad
+    /// input leaves no database behind (it left an empty one); an existing one stays as it was.
+    @Test func rolledBackFirstImportLeavesNoDatabase() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        let strict = try runVinyard(["import", sample("fleet.csv"), "--db", db, "--strict"])
+        #expect(strict.status == 1, "\(strict.stderr)")
+        let bad = dir.appendingPathComponent("bad.json")
+        try Data("[{\"vin\": \"1FTFW1E57KFA14352\"},\n{\"vin\": \"open".utf8).write(to: bad)
+        let malformed = try runVinyard(["import", sample("fleet-record.json"), bad.path, "--db", db])
+        #expect(malformed.status == 65, "\(malformed.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("fleet.db") }
+        #expect(left.isEmpty, "\(left)")
+
+        let good = try runVinyard(["import", sample("fleet-record.json"), "--db", db])
+        #expect(good.status == 0, "\(good.stderr)")
+        let vehicles = try count(db, "SELECT count(*) FROM vehicles")
+        #expect(try runVinyard(["import", sample("fleet.csv"), "--db", db, "--strict"]).status == 1)
+        #expect(try runVinyard(["import", bad.path, "--db", db]).status == 65)
+        #expect(try count(db, "SELECT count(*) FROM vehicles") == vehicles)
+    }
+
+    /// Records of a JSON array written on one line share their line: every duplicate still keeps
+    /// its own `duplicates` entry (a later one deleted the earlier one's: 3 duplicates, 0 or 1
+    /// entries), and a re-import replaces them without piling up.
+    @Test(arguments: ["first", "last", "merge"])
+    func duplicatesOnOneLineAreEachKept(policy: String) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        let input = dir.appendingPathComponent("one-line.json")
+        let records = (1...4).map { "{\"vin\":\"1FTFW1E57KFA14352\",\"odometer\":\($0)}" }
+        try Data("[\(records.joined(separator: ","))]".utf8).write(to: input)
+        let places = dir.appendingPathComponent("places.json")
+        try Data("[{\"name\":\"A\",\"lat\":1,\"long\":2},{\"name\":\"A\",\"lat\":1.0000001,\"long\":2}]".utf8).write(to: places)
+        for run in 1...2 {
+            let r = try runVinyard(["import", input.path, places.path, "--db", db, "--on-duplicate", policy, "--report", "json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let report = try ParsedReport(r)
+            #expect(report.int("duplicates") == 4, "run \(run)")
+            #expect(report.int("rejected") == 0, "run \(run)")
+            #expect(try count(db, "SELECT count(*) FROM duplicates WHERE table_name='vehicles'") == 3, "run \(run)")
+            #expect(try count(db, "SELECT count(*) FROM duplicates WHERE table_name='locations'") == 1, "run \(run)")
+        }
     }
 
     /// A missing input fails before the database is created; an import whose records are all
@@ -191,9 +253,13 @@ let allSamples = [
         let r = try runVinyard(["import", sample("fleet.csv"), "--db", db, "--strict"])
         #expect(r.status == 1)
         #expect(r.stdout.contains("ROLLED BACK"))
-        // Nothing of the run is left: not even the table it would have created, nor the run.
-        #expect(try count(db, "SELECT count(*) FROM sqlite_master WHERE name='vehicles'") == 0)
-        #expect(try count(db, "SELECT count(*) FROM import_runs") == 0)
+        // Nothing of the run is left: not even the database file it created.
+        #expect(!FileManager.default.fileExists(atPath: db))
+        // Into an existing database: not the table it would have created, nor the run.
+        #expect(try runVinyard(["import", sample("locations.json"), "--db", db, "--on-duplicate", "first"]).status == 0)
+        #expect(try runVinyard(["import", sample("fleet.csv"), "--db", db, "--strict"]).status == 1)
+        #expect(try count(db, "SELECT count(*) FROM vehicles") == 0)
+        #expect(try count(db, "SELECT count(*) FROM import_runs") == 1)
     }
 
     @Test func malformedInputLeavesPreviousState() throws {

@@ -163,11 +163,13 @@ public struct EmissionsCalculator {
 /// Writes emission rows as a text table, CSV, JSON or JSON Lines.
 struct EmissionsWriter {
     enum Cell {
-        case null, text(String), number(String), bool(Bool)
+        /// `json`: an array column's JSON text, written into JSON as it is.
+        case null, text(String), number(String), bool(Bool), json(String)
 
         init(_ value: FieldValue?, kind: ExportTable.Kind) {
             switch value {
             case nil: self = .null
+            case .text(let s)? where kind == .array && s.hasPrefix("[") && s.hasSuffix("]"): self = .json(s)
             case .text(let s)?: self = .text(s)
             case .integer(let i)? where kind == .boolean: self = .bool(i != 0)
             case .integer(let i)?: self = .number(String(i))
@@ -179,7 +181,7 @@ struct EmissionsWriter {
         var text: String {
             switch self {
             case .null: ""
-            case .text(let s), .number(let s): s
+            case .text(let s), .number(let s), .json(let s): s
             case .bool(let b): b ? "true" : "false"
             }
         }
@@ -250,7 +252,7 @@ struct EmissionsWriter {
                 switch cell {
                 case .null: out.append("null" as StaticString)
                 case .text(let s): out.appendJSONString(s)
-                case .number(let s): out.append(s)
+                case .number(let s), .json(let s): out.append(s)
                 case .bool(let b): out.append(b ? "true" as StaticString : "false")
                 }
             }

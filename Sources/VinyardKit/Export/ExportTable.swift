@@ -4,10 +4,17 @@
 public struct ExportTable: Sendable, Hashable {
     /// How a column's values are compared, written and typed in JSON.
     public enum Kind: Sendable, Hashable {
-        case text, integer, real, boolean
+        /// `array`: a schema array field, stored as JSON text and written as the array in JSON.
+        case text, integer, real, boolean, array
 
         /// True for integer, real and boolean columns (numeric comparison, no CSV formula guard).
-        public var isNumeric: Bool { self != .text }
+        public var isNumeric: Bool { self != .text && self != .array }
+
+        /// True when a stored text of this kind is written into JSON as it is (a JSON array),
+        /// not as a string: an array column whose text is bracketed.
+        static func isJSONArray(_ kind: Kind, _ text: UnsafeRawBufferPointer) -> Bool {
+            kind == .array && text.first == UInt8(ascii: "[") && text.last == UInt8(ascii: "]")
+        }
     }
 
     public struct Column: Sendable, Hashable {
@@ -56,6 +63,7 @@ public struct ExportTable: Sendable, Hashable {
             case .boolean?: kind = .boolean
             case .integer?: kind = .integer
             case .number?: kind = .real
+            case .array?: kind = .array
             case .some: kind = .text
             case nil: kind = Self.kind(declaredType: type)
             }

@@ -250,7 +250,10 @@ struct RowWriter {
             let d = s.double(i)
             if d.isFinite { out.append(real: d) } else { out.append("null" as StaticString) }
         case .text, .blob:
-            s.withTextBytes(i) { out.appendJSONString(bytes: $0) }
+            let kind = kinds[i]
+            s.withTextBytes(i) {
+                if ExportTable.Kind.isJSONArray(kind, $0) { out.append(bytes: $0) } else { out.appendJSONString(bytes: $0) }
+            }
         }
     }
 }

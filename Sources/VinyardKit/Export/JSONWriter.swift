@@ -4,8 +4,12 @@ public final class JSONWriter: RecordWriter {
     private var count = 0
     private var finished = false
 
-    public init(sink: any ByteSink) {
+    /// Columns holding an array as JSON text (schema array fields), written as the array.
+    private let arrayColumns: Set<String>
+
+    public init(sink: any ByteSink, arrayColumns: Set<String> = []) {
         out = OutputBuffer(sink: sink)
+        self.arrayColumns = arrayColumns
         out.append("[\n" as StaticString)
     }
 
@@ -22,7 +26,7 @@ public final class JSONWriter: RecordWriter {
 
     public func write(values: [FieldValue?], columns: [String]) throws {
         separator()
-        out.appendJSONObject(values: values, columns: columns)
+        out.appendJSONObject(values: values, columns: columns, arrayColumns: arrayColumns)
         try out.flushIfNeeded()
     }
 
@@ -40,8 +44,12 @@ public final class JSONLinesWriter: RecordWriter {
     private var out: OutputBuffer
     private var finished = false
 
-    public init(sink: any ByteSink) {
+    /// Columns holding an array as JSON text (schema array fields), written as the array.
+    private let arrayColumns: Set<String>
+
+    public init(sink: any ByteSink, arrayColumns: Set<String> = []) {
         out = OutputBuffer(sink: sink)
+        self.arrayColumns = arrayColumns
     }
 
     public func write(fields: [RawField]) throws {
@@ -51,7 +59,7 @@ public final class JSONLinesWriter: RecordWriter {
     }
 
     public func write(values: [FieldValue?], columns: [String]) throws {
-        out.appendJSONObject(values: values, columns: columns)
+        out.appendJSONObject(values: values, columns: columns, arrayColumns: arrayColumns)
         out.append(0x0A)
         try out.flushIfNeeded()
     }

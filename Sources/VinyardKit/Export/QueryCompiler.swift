@@ -51,7 +51,7 @@ extension ExportTable {
             VinyardError(.usage, "--where \(condition.field) \(condition.op.rawValue) '\(value)': \(why)")
         }
         switch column.kind {
-        case .text:
+        case .text, .array:
             return .text(value)
         case .boolean:
             switch value.lowercased() {

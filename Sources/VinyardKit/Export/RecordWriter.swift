@@ -106,13 +106,22 @@ struct OutputBuffer {
         }
     }
 
-    mutating func appendJSONObject(values: [FieldValue?], columns: [String]) {
+    /// Appends canonical values as one JSON object; a text value of an `arrayColumns` column that
+    /// is a bracketed JSON array (as the typer stores arrays) is written as the array.
+    mutating func appendJSONObject(values: [FieldValue?], columns: [String], arrayColumns: Set<String> = []) {
         append(UInt8(ascii: "{"))
         for (i, name) in columns.enumerated() {
             if i > 0 { append(UInt8(ascii: ",")) }
             appendJSONString(name)
             append(UInt8(ascii: ":"))
-            appendJSON(i < values.count ? values[i] : nil)
+            let value = i < values.count ? values[i] : nil
+            if !arrayColumns.isEmpty, case .text(let s)? = value, s.hasPrefix("["), s.hasSuffix("]"),
+                arrayColumns.contains(name)
+            {
+                append(s)
+            } else {
+                appendJSON(value)
+            }
         }
         append(UInt8(ascii: "}"))
     }

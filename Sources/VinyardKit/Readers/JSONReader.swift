@@ -8,9 +8,13 @@
 ///   only member is an array of objects and nothing follows it but `]`, that inner array holds the
 ///   records (``wrapperKey`` names its key).
 /// - `{` … : when its first member is an array of objects and any other members are scalars
-///   (`{"vehicles": [...], "count": 2}`), that array holds the records (the other members are
-///   syntax-checked and ignored); otherwise the object is one record. Objects and first elements
-///   larger than 1 MiB whose first member is an array are taken as wrappers (streamed).
+///   (`{"vehicles": [...], "count": 2}`), or one member with a known wrapper key
+///   (``knownWrapperKeys``: `{"total": 2, "meta": {…}, "vehicles": [...]}`) is an array of
+///   objects, that array holds the records (the other members are syntax-checked and ignored);
+///   otherwise the object is one record. Objects and first elements
+///   larger than 1 MiB whose first member is an array are taken as wrappers (streamed), and so
+///   are objects that do not parse whose first member is an array opening with an object (a bad
+///   element inside a wrapper is then one reject, as in a bare array).
 /// - A syntax error inside an element of the record array (or an element nested deeper than the
 ///   parser's limit) makes that element a reject (`row.malformed`, with the error's line and
 ///   column) when the element's end can be found by counting brackets outside strings; reading
@@ -116,48 +120,116 @@ public final class JSONReader: RecordReader {
 
     // MARK: - Shape
 
-    /// When the bytes from `from` (after whitespace) open an object whose only member is an array
-    /// of objects (and, `inArray`, nothing but `]` follows that object), returns the member's key.
+    /// Keys that name a record array wherever they stand in a wrapping object, whatever its other
+    /// members are (`{"total": 9, "page": {…}, "vehicles": [...]}`): the sources' wrapper keys
+    /// and the usual API envelopes.
+    static let knownWrapperKeys: Set<String> = ["vehicles", "records", "fleet", "locations", "places", "data", "items", "results", "rows"]
+
+    /// The key of the record array in an object's members, or nil: the first member when it is
+    /// an array of objects and the other members are scalars, else the one member with a known
+    /// wrapper key (``knownWrapperKeys``) that is an array of objects.
+    static func recordArrayKey(_ members: [RawField]) -> String? {
+        func isObjectArray(_ v: RawValue) -> Bool {
+            guard case .array(let elements) = v else { return false }
+            return elements.allSatisfy { if case .object = $0 { true } else { false } }
+        }
+        if let first = members.first, isObjectArray(first.value), members.dropFirst().allSatisfy({ isScalar($0.value) }) {
+            return first.name
+        }
+        let known = members.filter { knownWrapperKeys.contains($0.name.lowercased()) && isObjectArray($0.value) }
+        return known.count == 1 ? known[0].name : nil
+    }
+
+    /// When the bytes from `from` (after whitespace) open an object that wraps the record array
+    /// (``recordArrayKey(_:)``; and, `inArray`, nothing but `]` follows that object), returns the
+    /// array's key. An object too large for the look-ahead window is a wrapper when its first
+    /// array-valued member (after members that fit the window) is its first member or has a known
+    /// wrapper key.
     private func wrapperKeyAt(skippingWhitespaceFrom from: Int, inArray: Bool) throws -> String? {
         let eof = buffer.eof
         return buffer.withBytes { whole -> String? in
             let p = UnsafeBufferPointer(rebasing: whole[0..<buffer.end])
+            func skipSpace(_ k: inout Int) {
+                while k < p.count, p[k] == 0x20 || p[k] == 0x0A || p[k] == 0x0D || p[k] == 0x09 { k += 1 }
+            }
             var i = from
-            while i < p.count, p[i] == 0x20 || p[i] == 0x0A || p[i] == 0x0D || p[i] == 0x09 { i += 1 }
+            skipSpace(&i)
             guard i < p.count, p[i] == UInt8(ascii: "{") else { return nil }
-            // The first member's value must be an array.
-            var probe = JSONParser(maxDepth: 2, encoding: encoding)
-            var k = i + 1
-            while k < p.count, p[k] == 0x20 || p[k] == 0x0A || p[k] == 0x0D || p[k] == 0x09 { k += 1 }
-            guard k < p.count, p[k] == UInt8(ascii: "\"") else { return nil }
-            guard case .value(.string(let key), let keyEnd) = probe.parse(p, from: k, final: true) else { return nil }
-            k = keyEnd
-            while k < p.count, p[k] == 0x20 || p[k] == 0x0A || p[k] == 0x0D || p[k] == 0x09 { k += 1 }
-            guard k < p.count, p[k] == UInt8(ascii: ":") else { return nil }
-            k += 1
-            while k < p.count, p[k] == 0x20 || p[k] == 0x0A || p[k] == 0x0D || p[k] == 0x09 { k += 1 }
-            guard k < p.count, p[k] == UInt8(ascii: "[") else { return nil }
             // Parse the whole object when it fits in the look-ahead window.
             var full = JSONParser(encoding: encoding)
-            switch full.parse(p, from: i, final: eof) {
-            case .needMore:
-                return key  // too large to be one record: a wrapper
-            case .failure:
-                return nil  // let the normal path report the error
-            case .value(let v, let end):
-                guard case .object(let members) = v, let first = members.first,
-                    case .array(let elements) = first.value,
-                    members.dropFirst().allSatisfy({ Self.isScalar($0.value) }),
-                    elements.allSatisfy({ if case .object = $0 { true } else { false } })
-                else { return nil }
+            let outcome = full.parse(p, from: i, final: eof)
+            if case .value(let v, let end) = outcome {
+                guard case .object(let members) = v, let key = Self.recordArrayKey(members) else { return nil }
                 if inArray {
                     var j = end
-                    while j < p.count, p[j] == 0x20 || p[j] == 0x0A || p[j] == 0x0D || p[j] == 0x09 { j += 1 }
+                    skipSpace(&j)
                     guard j < p.count, p[j] == UInt8(ascii: "]") else { return nil }
                 }
                 return key
             }
+            // Too large, or not well-formed: find the first member whose value is an array.
+            var k = i + 1
+            var memberIndex = 0
+            while true {
+                skipSpace(&k)
+                guard k < p.count, p[k] == UInt8(ascii: "\"") else { return nil }
+                var probe = JSONParser(maxDepth: 2, encoding: encoding)
+                guard case .value(.string(let key), let keyEnd) = probe.parse(p, from: k, final: true) else { return nil }
+                k = keyEnd
+                skipSpace(&k)
+                guard k < p.count, p[k] == UInt8(ascii: ":") else { return nil }
+                k += 1
+                skipSpace(&k)
+                guard k < p.count else { return nil }
+                if p[k] == UInt8(ascii: "[") {
+                    guard memberIndex == 0 || Self.knownWrapperKeys.contains(key.lowercased()) else { return nil }
+                    if case .needMore = outcome { return key }  // too large to be one record: a wrapper
+                    return Self.looksLikeWrapper(p, object: i, array: k, inArray: inArray) ? key : nil
+                }
+                var member = JSONParser(encoding: encoding)
+                guard case .value(_, let valueEnd) = member.parse(p, from: k, final: eof) else { return nil }
+                k = valueEnd
+                skipSpace(&k)
+                guard k < p.count, p[k] == UInt8(ascii: ",") else { return nil }
+                k += 1
+                memberIndex += 1
+            }
         }
+    }
+
+    /// For an object at `object` that does not parse: true when its first member's array (at
+    /// `array`) opens with an object or is empty, and, `inArray`, the object's matching `}` (found
+    /// by counting brackets outside strings) is followed by the outer array's `]`. An object whose
+    /// end lies beyond the look-ahead window counts as a wrapper, as a large one does.
+    static func looksLikeWrapper(_ p: UnsafeBufferPointer<UInt8>, object: Int, array: Int, inArray: Bool) -> Bool {
+        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
+        var k = array + 1
+        while k < p.count, isSpace(p[k]) { k += 1 }
+        guard k < p.count, p[k] == UInt8(ascii: "{") || p[k] == UInt8(ascii: "]") else { return false }
+        guard inArray else { return true }
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var i = object
+        while i < p.count {
+            let c = p[i]
+            if inString {
+                if escaped { escaped = false } else if c == UInt8(ascii: "\\") { escaped = true } else if c == UInt8(ascii: "\"") { inString = false }
+            } else if c == UInt8(ascii: "\"") {
+                inString = true
+            } else if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
+                depth += 1
+            } else if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") {
+                depth -= 1
+                if depth == 0 {
+                    var j = i + 1
+                    while j < p.count, isSpace(p[j]) { j += 1 }
+                    return j >= p.count || p[j] == UInt8(ascii: "]")
+                }
+            }
+            i += 1
+        }
+        return true
     }
 
     /// Moves past `[ {"key" : [` (or `{"key" : [`) into the record array.
@@ -172,12 +244,22 @@ public final class JSONReader: RecordReader {
         _ = try peek()
         advance(to: buffer.start + 1)  // {
         insideObjectWrapper = true
-        _ = try peek()
-        _ = try parseValue(maxDepth: 1)  // the key
-        guard try peek() == UInt8(ascii: ":") else { throw error("expected ':'", at: buffer.start) }
-        advance(to: buffer.start + 1)
-        guard try peek() == UInt8(ascii: "[") else { throw error("expected '['", at: buffer.start) }
-        advance(to: buffer.start + 1)
+        // Members before the record array are syntax-checked and skipped.
+        while true {
+            _ = try peek()
+            let (key, _, _) = try parseValue(maxDepth: 1)
+            guard try peek() == UInt8(ascii: ":") else { throw error("expected ':'", at: buffer.start) }
+            advance(to: buffer.start + 1)
+            if key == .string(wrapperKey ?? "") {
+                guard try peek() == UInt8(ascii: "[") else { throw error("expected '['", at: buffer.start) }
+                advance(to: buffer.start + 1)
+                return
+            }
+            _ = try peek()
+            _ = try parseValue(maxDepth: valueDepth)
+            guard try peek() == UInt8(ascii: ",") else { throw error("expected ','", at: buffer.start) }
+            advance(to: buffer.start + 1)
+        }
     }
 
     /// After the record array's `]`: the rest of the wrapper, then the end of input.

@@ -174,7 +174,10 @@ public final class Mapper {
         var result = explicit[folded] ?? []
         if result.isEmpty, mapping.matchAliases, !ignored.contains(folded), let f = aliases[folded] {
             let factor = Self.bracketUnit(name).flatMap { try? Self.unitFactor(from: $0, to: schema.fields[f].unit, strict: false) }
-            result = [Slot(kind: .assign(field: f, unitFactor: factor ?? 0, pattern: -1, asJSON: false), priority: 1_000_000)]
+            // A header that is the field's own name comes before one that is an alias of it
+            // (`Make` before `Marke` when a file has both), then columns in order.
+            let rank = folded == Schema.fold(schema.fields[f].name) ? 1_000_000 : 2_000_000
+            result = [Slot(kind: .assign(field: f, unitFactor: factor ?? 0, pattern: -1, asJSON: false), priority: rank)]
         }
         if slotsByName.count < 10_000 { slotsByName[name] = result }
         return result
@@ -192,7 +195,7 @@ public final class Mapper {
         var entries: [PlanEntry] = []
         for (i, f) in fields.enumerated() {
             for var slot in slots(for: f.name) {
-                if slot.priority >= 1_000_000 { slot.priority = 1_000_000 + i }
+                if slot.priority >= 1_000_000 { slot.priority = slot.priority / 1_000_000 * 1_000_000 + i }
                 entries.append(PlanEntry(rawIndex: i, slot: slot))
             }
         }

@@ -81,6 +81,8 @@ public final class ImportSession {
     private let insertDuplicate: Statement
     private let deleteDuplicate: Statement
     private let insertReject: Statement
+    /// Removes the reject an earlier run kept for the same record (nil when `rejects` was empty).
+    private let deleteEarlierReject: Statement?
 
     private var connection: Connection { store.connection }
 
@@ -119,7 +121,7 @@ public final class ImportSession {
             """, persistent: true)
         try insertDuplicate.bind(runID, at: 1)
         deleteDuplicate = try connection.prepare(
-            "DELETE FROM duplicates WHERE table_name=?1 AND key=?2 AND input IS ?3 AND line IS ?4 AND action=?5",
+            "DELETE FROM duplicates WHERE table_name=?1 AND key=?2 AND input IS ?3 AND line IS ?4 AND action=?5 AND raw=?6",
             persistent: true)
         insertReject = try connection.prepare(
             """
@@ -127,6 +129,11 @@ public final class ImportSession {
             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """, persistent: true)
         try insertReject.bind(runID, at: 1)
+        deleteEarlierReject = try connection.scalarInt("SELECT EXISTS(SELECT 1 FROM rejects)") == 1
+            ? try connection.prepare(
+                "DELETE FROM rejects WHERE input=?1 AND line IS ?2 AND element IS ?3 AND table_name IS ?4 AND raw=?5 AND raw_text IS ?6",
+                persistent: true)
+            : nil
     }
 
     deinit {
@@ -295,28 +302,34 @@ public final class ImportSession {
             case .last:
                 // The replaced values and their findings go to `duplicates`; the row takes the record.
                 let replacedFindings = try findings(table: table, key: key)
-                try removeEarlier(table: table, key: key, input: stored.input, line: stored.line, action: "replaced")
+                let replacedRaw = StoreJSON.values(stored.values, names: writer.names)
+                try removeEarlier(table: table, key: key, input: stored.input, line: stored.line, action: "replaced", raw: replacedRaw)
+                // The record becomes the row: an entry an earlier step left for it goes (before the
+                // replaced values are added: in a JSON array on one line both have the same line).
+                try removeEarlier(
+                    table: table, key: key, provenance: provenance, action: "replaced",
+                    raw: StoreJSON.values(values, names: writer.names))
                 try addDuplicate(
                     table: table, key: key, input: stored.input, line: stored.line, action: "replaced",
-                    raw: StoreJSON.values(stored.values, names: writer.names), findings: replacedFindings + conflicts)
-                // The record becomes the row: an entry an earlier step left for it goes.
-                try removeEarlier(table: table, key: key, provenance: provenance, action: "replaced")
+                    raw: replacedRaw, findings: replacedFindings + conflicts)
                 try rewrite(writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line)
                 try clearFindings(table: table, key: key)
                 try addFindings(record.findings + conflicts, table: table, key: key, provenance: provenance)
                 finalHash = hash
             case .first:
-                try removeEarlier(table: table, key: key, provenance: provenance, action: "dropped")
+                let raw = StoreJSON.fields(record.raw.fields)
+                try removeEarlier(table: table, key: key, provenance: provenance, action: "dropped", raw: raw)
                 try addDuplicate(
                     table: table, key: key, input: provenance.input, line: provenance.line, action: "dropped",
-                    raw: StoreJSON.fields(record.raw.fields), findings: record.findings + conflicts)
+                    raw: raw, findings: record.findings + conflicts)
                 try addFindings(conflicts, table: table, key: key, provenance: provenance)
                 finalHash = stored.hash
             case .merge:
-                try removeEarlier(table: table, key: key, provenance: provenance, action: "merged")
+                let raw = StoreJSON.fields(record.raw.fields)
+                try removeEarlier(table: table, key: key, provenance: provenance, action: "merged", raw: raw)
                 try addDuplicate(
                     table: table, key: key, input: provenance.input, line: provenance.line, action: "merged",
-                    raw: StoreJSON.fields(record.raw.fields), findings: record.findings + conflicts)
+                    raw: raw, findings: record.findings + conflicts)
                 let mergedHash = writer.hash(kept)
                 if mergedHash != stored.hash {
                     try rewrite(writer, rowID: rowID, key: key, values: kept, hash: mergedHash, source: stored.source, input: stored.input, line: stored.line)
@@ -354,13 +367,15 @@ public final class ImportSession {
                 // newer: an update, not a `key.conflict`. Filling empty fields loses nothing and
                 // needs no entry.
                 let replacedFindings = try findings(table: table, key: key)
-                try removeEarlier(table: table, key: key, input: stored.input, line: stored.line, action: "replaced")
+                let replacedRaw = StoreJSON.values(stored.values, names: writer.names)
+                try removeEarlier(table: table, key: key, input: stored.input, line: stored.line, action: "replaced", raw: replacedRaw)
                 try addDuplicate(
                     table: table, key: key, input: stored.input, line: stored.line, action: "replaced",
-                    raw: StoreJSON.values(stored.values, names: writer.names), findings: replacedFindings)
+                    raw: replacedRaw, findings: replacedFindings)
             }
             // The record may be one an earlier run replaced: it is the row again, not a duplicate.
-            try removeEarlier(table: table, key: key, provenance: provenance, action: "replaced")
+            try removeEarlier(
+                table: table, key: key, provenance: provenance, action: "replaced", raw: StoreJSON.values(values, names: writer.names))
             try rewrite(writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line)
             try clearFindings(table: table, key: key)
             try addFindings(record.findings, table: table, key: key, provenance: provenance)
@@ -371,10 +386,11 @@ public final class ImportSession {
                 // Values not taken are kept with the record; re-running the same input replaces
                 // these entries instead of piling them up.
                 let action = policy == .first ? "dropped" : "merged"
-                try removeEarlier(table: table, key: key, provenance: provenance, action: action)
+                let raw = StoreJSON.fields(record.raw.fields)
+                try removeEarlier(table: table, key: key, provenance: provenance, action: action, raw: raw)
                 try addDuplicate(
                     table: table, key: key, input: provenance.input, line: provenance.line, action: action,
-                    raw: StoreJSON.fields(record.raw.fields), findings: record.findings + conflicts)
+                    raw: raw, findings: record.findings + conflicts)
                 try addFindings(conflicts, table: table, key: key, provenance: provenance)
             }
             let changed = keptHash != stored.hash
@@ -407,13 +423,26 @@ public final class ImportSession {
         let errors = findings.filter { $0.severity == .error }
         let reason = (errors.isEmpty ? findings : errors).map { "\($0.code): \($0.message)" }.joined(separator: "; ")
         do {
+            let rawJSON = StoreJSON.fields(raw.fields)
+            // The same record rejected by an earlier run (a re-import): replaced, not piled up.
+            if let delete = deleteEarlierReject {
+                delete.reset()
+                try delete.bind(raw.provenance.input, at: 1)
+                try delete.bind(raw.provenance.line, at: 2)
+                try delete.bind(raw.provenance.index, at: 3)
+                try delete.bind(table, at: 4)
+                try delete.bind(rawJSON, at: 5)
+                try delete.bind(text, at: 6)
+                try delete.step()
+                delete.reset()
+            }
             insertReject.reset()
             try insertReject.bind(table, at: 2)
             try insertReject.bind(raw.provenance.input, at: 3)
             try insertReject.bind(raw.provenance.line, at: 4)
             try insertReject.bind(raw.provenance.index, at: 5)
             try insertReject.bind(source, at: 6)
-            try insertReject.bind(StoreJSON.fields(raw.fields), at: 7)
+            try insertReject.bind(rawJSON, at: 7)
             try insertReject.bind(text, at: 8)
             try insertReject.bind(StoreJSON.findings(findings), at: 9)
             try insertReject.bind(reason.isEmpty ? "rejected" : reason, at: 10)
@@ -624,20 +653,24 @@ public final class ImportSession {
         deleteFindings.reset()
     }
 
-    /// Removes the `duplicates` entry and `key.conflict` findings an earlier run left for the same
-    /// record (same key, input and line), so re-running an input does not pile them up.
-    private func removeEarlier(table: String, key: String, provenance: Provenance, action: String) throws(StoreError) {
-        try removeEarlier(table: table, key: key, input: provenance.input, line: provenance.line, action: action)
+    /// Removes the `duplicates` entry (same key, input, line, action and raw text: records of a
+    /// JSON array on one line share the line) and the `key.conflict` findings an earlier run left
+    /// for the same record, so re-running an input does not pile them up.
+    private func removeEarlier(table: String, key: String, provenance: Provenance, action: String, raw: String) throws(StoreError) {
+        try removeEarlier(table: table, key: key, input: provenance.input, line: provenance.line, action: action, raw: raw)
     }
 
-    private func removeEarlier(table: String, key: String, input: String?, line: Int?, action: String) throws(StoreError) {
+    private func removeEarlier(table: String, key: String, input: String?, line: Int?, action: String, raw: String) throws(StoreError) {
         for statement in [deleteConflictFindings, deleteDuplicate] {
             statement.reset()
             try statement.bind(table, at: 1)
             try statement.bind(key, at: 2)
             try statement.bind(input, at: 3)
             try statement.bind(line, at: 4)
-            if statement === deleteDuplicate { try statement.bind(action, at: 5) }
+            if statement === deleteDuplicate {
+                try statement.bind(action, at: 5)
+                try statement.bind(raw, at: 6)
+            }
             try statement.step()
             statement.reset()
         }

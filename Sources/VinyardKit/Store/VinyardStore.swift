@@ -269,6 +269,7 @@ public final class VinyardStore {
                   line INTEGER, element INTEGER, source TEXT, raw TEXT NOT NULL, raw_text TEXT,
                   findings TEXT NOT NULL, reason TEXT NOT NULL);
                 CREATE INDEX IF NOT EXISTS rejects_run ON rejects(run_id);
+                CREATE INDEX IF NOT EXISTS rejects_input ON rejects(input, line);
                 CREATE TABLE IF NOT EXISTS findings(
                   id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, table_name TEXT NOT NULL, key TEXT NOT NULL,
                   input TEXT, line INTEGER, code TEXT NOT NULL, severity TEXT NOT NULL, field TEXT,

@@ -291,6 +291,9 @@ public enum VINEngine {
         let mandatoryRegion = requireMandatoryRegion ?? requireCheckDigit
         // Serials end in digits (in North America positions 14-17 at least, elsewhere nearly
         // always): a repair never turns a digit there into a letter.
+        // A repair inside the WMI must keep it a manufacturer code of the offline table when it was
+        // one (SALVA2BG1CH610186, Land Rover, is not "probably" 5ALVA2BG1CH610186, unknown).
+        let knownWMI = bytes.withUnsafeBufferPointer { WMITable.lookupIndex($0) != nil }
         var candidate = bytes
         var found: [UInt8]?
         for i in 0..<17 {
@@ -304,6 +307,7 @@ public enum VINEngine {
                 }
                 if ok && placeholderReason(candidate) == nil
                     && (!mandatoryRegion || VINDecoder.checkDigitMandatory(candidate))
+                    && (i >= 3 || !knownWMI || candidate.withUnsafeBufferPointer { WMITable.lookupIndex($0) != nil })
                 {
                     if found != nil { return nil }
                     found = candidate

@@ -66,9 +66,14 @@ struct Convert: ParsableCommand {
 
     private func makeWriter(_ outputFormat: OutputFormat, columns: [String]) throws -> any RecordWriter {
         let sink = try openOutput(path: output)
+        // Schema array fields (options, images, vin_model_years) are JSON arrays in JSON output.
+        let catalog = pipeline.source == "raw" ? nil : try? pipeline.catalog()
+        let arrays = Set((catalog?.schemas.values.map { $0 } ?? []).flatMap { schema in
+            schema.fields.filter { $0.type == .array }.map(\.name)
+        })
         switch outputFormat {
-        case .json: return JSONWriter(sink: sink)
-        case .jsonl: return JSONLinesWriter(sink: sink)
+        case .json: return JSONWriter(sink: sink, arrayColumns: arrays)
+        case .jsonl: return JSONLinesWriter(sink: sink, arrayColumns: arrays)
         case .csv:
             let delimiter: UInt8 = output.lowercased().replacingOccurrences(of: ".gz", with: "").hasSuffix(".tsv") ? 0x09 : UInt8(ascii: ",")
             return CSVWriter(sink: sink, columns: columns, delimiter: delimiter, guardFormulas: guardFormulas)

@@ -57,7 +57,31 @@ struct Import: ParsableCommand {
 
     func run() throws {
         var failedStrict = false
+        // A run that creates the database and then fails before committing, or is rolled back
+        // (--strict), removes it again: the database is left as it was, that is, not there.
+        let existed = FileManager.default.fileExists(atPath: db)
+        var committed = false
+        func removeCreatedDatabase() {
+            guard !existed else { return }
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: db + suffix) }
+        }
         try reportingErrors {
+            do {
+                failedStrict = try performImport(committed: &committed)
+            } catch {
+                if !committed { removeCreatedDatabase() }
+                throw error
+            }
+            if failedStrict { removeCreatedDatabase() }
+        }
+        if failedStrict { throw ExitCode(1) }
+    }
+
+    /// Runs the import; true when --strict rolled it back. The store is closed when it returns;
+    /// `committed` is set once the run is in the database (a later error, e.g. writing the report,
+    /// leaves it there).
+    private func performImport(committed: inout Bool) throws -> Bool {
+        do {
             let catalog = try pipeline.catalog()
             var options = try pipeline.pipelineOptions(read: try input.readOptions(), catalog: catalog)
             options.policy = DuplicatePolicy(rawValue: onDuplicate) ?? .last
@@ -84,15 +108,15 @@ struct Import: ParsableCommand {
                 (counts.read, counts.inserted, counts.updated, counts.unchanged, counts.duplicates, counts.rejected)
             if strict && result.rejected > 0 {
                 try session.rollback()
-                failedStrict = true
                 try printReport(result, format: report, title: "import into \(db): ROLLED BACK (--strict, \(result.rejected) rejected)")
-                return
+                return true
             }
             let inputs = result.inputs.map {
                 ImportInput(name: $0.name, contentHash: $0.contentHash, size: $0.bytes, source: $0.source,
                             read: $0.read, rejected: $0.rejected)
             }
             let run = try session.finish(inputs: inputs)
+            committed = true
             var title = "import into \(db) (run \(run.runID))"
             if result.read > 0 && result.nothingChanged {
                 if result.rejected == 0 {
@@ -104,7 +128,7 @@ struct Import: ParsableCommand {
                 }
             }
             try printReport(result, format: report, title: title)
+            return false
         }
-        if failedStrict { throw ExitCode(1) }
     }
 }

@@ -71,6 +71,28 @@ import Testing
         #expect(all.compactMap(\.record).map { $0["id"] } == [.number("1"), .number("2")])
     }
 
+    /// API envelopes: the record array under a known wrapper key need not come first, and the
+    /// other members may be objects or arrays (the whole object was one record).
+    @Test(arguments: [1, 7, 1 << 20])
+    func wrapperKeyAfterOtherMembers(chunk: Int) throws {
+        let texts = [
+            "{\"total\": 2, \"vehicles\": [{\"id\": 1}, {\"id\": 2}]}",
+            "{\"meta\": {\"page\": 1, \"tags\": [1]}, \"vehicles\": [{\"id\": 1}, {\"id\": 2}], \"links\": [\"x\"]}",
+            "[{\"count\": 2, \"Vehicles\": [{\"id\": 1}, {\"id\": 2}]}]",
+            "{\"vehicles\": [{\"id\": 1}, {\"id\": 2}], \"page\": {\"next\": null}}",
+        ]
+        for text in texts {
+            let (reader, all) = try items(text, chunk: chunk)
+            #expect(reader.wrapperKey?.lowercased() == "vehicles", "\(text)")
+            #expect(all.compactMap(\.record).map { $0["id"] } == [.number("1"), .number("2")], "\(text)")
+        }
+        // Any other key that is not first stays a member of one record.
+        let (reader, all) = try items("{\"id\": 3, \"images\": [{\"u\": 1}], \"meta\": {\"a\": 1}}", chunk: chunk)
+        #expect(reader.wrapperKey == nil)
+        #expect(all.count == 1)
+        #expect(all.first?.record?["id"] == .number("3"))
+    }
+
     @Test func objectWithArrayMemberIsOneRecord() throws {
         let (reader, all) = try items("{\"tags\": [1, 2], \"id\": 3}")
         #expect(reader.wrapperKey == nil)
@@ -98,6 +120,27 @@ import Testing
         #expect(all[3].reject?.finding.message.contains("deeper") == true)
         #expect(all[4].record?["a"] == .number("5"))
         #expect(all[4].record?.provenance.line == 6)
+    }
+
+    /// The same inside a wrapper (`{"vehicles": [...]}`, `[{"vehicles": [...]}]`): the bad element
+    /// is one reject, the others are records (it was fatal, or the whole wrapper one reject).
+    @Test(arguments: [1, 1 << 20], ["{\"vehicles\": [\n", "[{\"vehicles\": [\n"])
+    func malformedElementInsideAWrapper(chunk: Int, opening: String) throws {
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        let closing = opening.hasPrefix("[") ? "]}]" : "]}"
+        let text = opening + "{\"id\": 1},\n{\"id\": tru},\n\(deep),\n{\"id\": 4}\n" + closing
+        let (reader, all) = try items(text, chunk: chunk)
+        #expect(reader.wrapperKey == "vehicles")
+        #expect(all.count == 4)
+        #expect(all.compactMap(\.record).map { $0["id"] } == [.number("1"), .number("4")])
+        #expect(all.compactMap(\.reject).map(\.provenance.line) == [3, 4])
+        #expect(all[2].reject?.finding.message.contains("deeper") == true)
+        // A single record that does not parse is still fatal, and an object that is one record
+        // of an array is still read as a record, not as a wrapper.
+        #expect(throws: VinyardError.self) { _ = try items("{\"tags\": [1], \"id\": tru}") }
+        let (plain, records) = try items("[{\"specs\": [{\"k\": 1}], \"id\": tru}, {\"id\": 4}]")
+        #expect(plain.wrapperKey == nil)
+        #expect(records.compactMap(\.record).map { $0["id"] } == [.number("4")])
     }
 
     @Test func errorsOutsideElementsAreFatalWithLineAndColumn() throws {

@@ -32,6 +32,20 @@ import Testing
         #expect(r.provenance.line == 7)
     }
 
+    /// A header that is the field's own name wins over an alias of it, whichever comes first
+    /// (the first column won: `Marke` x over `Make` Ford); an empty one leaves the alias's value.
+    @Test func fieldNameBeatsAlias() throws {
+        let m = try mapper("fleet")
+        let r = m.map(csvRecord(["VIN", "Marke", "Make", "Chassis number"], ["1FTFW1E57KFA14352", "x", "Ford", "1HGCV1F52MA000123"], line: 2))
+        #expect(r.value("make", in: m) == .text("Ford"))
+        #expect(r.value("vin", in: m) == .text("1FTFW1E57KFA14352"))
+        let swapped = m.map(csvRecord(["Chassis number", "Brand", "VIN", "make"], ["1HGCV1F52MA000123", "x", "1FTFW1E57KFA14352", "Ford"], line: 2))
+        #expect(swapped.value("make", in: m) == .text("Ford"))
+        #expect(swapped.key == "1FTFW1E57KFA14352")
+        let empty = m.map(csvRecord(["Brand", "VIN", "Make"], ["Ford", "1FTFW1E57KFA14352", ""], line: 2))
+        #expect(empty.value("make", in: m) == .text("Ford"))
+    }
+
     @Test func missingVINIsRequired() throws {
         let m = try mapper("fleet")
         let r = m.map(csvRecord(["VIN", "Make"], ["  ", "Ford"], line: 9))

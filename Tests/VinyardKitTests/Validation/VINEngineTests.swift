@@ -106,6 +106,16 @@ import Testing
         // check digits, not typos (8 → B would have "fixed" both).
         #expect(VINEngine.analyze("1C4AEHRK0JC000896").suggestion == nil)
         #expect(VINEngine.analyze("2HKCWJPW0CR001798").suggestion == nil)
+        // Nor does it turn a known manufacturer code into an unknown one: S → 5 would pass the
+        // check digit here, but 5AL is no WMI (Land Rover's SAL is).
+        let landRover = VINEngine.analyze("SALVA2BG1CH610186")
+        #expect(landRover.manufacturer != nil)
+        #expect(VINEngine.analyze("5ALVA2BG1CH610186").manufacturer == nil)
+        #expect(landRover.suggestion == nil)
+        #expect(landRover.findings.first { $0.code == .vinCheckDigit }?.message.contains("5AL") == false)
+        // A typo that made the WMI unknown is still repaired back to the known one.
+        #expect(VINEngine.analyze("IHGCM82633A004352").suggestion == "1HGCM82633A004352")
+        #expect(VINEngine.analyze("1HGCM82633A004352").manufacturer != nil)
     }
 
     @Test func noRepairWhenAmbiguousOrAbsent() {
