@@ -24,6 +24,21 @@ final class MakeCache {
         return set
     }
 
+    /// This cache's own copies of manufacturer names, by entry index: every record holds its VIN's
+    /// manufacturer, and the table's shared string would have its reference count updated by every
+    /// mapping worker and the sink at once.
+    private var manufacturers: [String?] = []
+
+    func manufacturer(_ entryIndex: Int, _ ix: WMITable.Index) -> String {
+        if manufacturers.isEmpty { manufacturers = Array(repeating: nil, count: ix.list.count) }
+        guard entryIndex >= 0, entryIndex < manufacturers.count else { return ix.list[entryIndex].manufacturer }
+        if let name = manufacturers[entryIndex] { return name }
+        // A copy with storage of its own (small names are stored inline anyway).
+        let name = String(decoding: Array(ix.list[entryIndex].manufacturer.utf8), as: UTF8.self)
+        manufacturers[entryIndex] = name
+        return name
+    }
+
     init() {
         keys = .allocate(capacity: Self.slots)
         keys.initialize(repeating: .max, count: Self.slots)
@@ -39,18 +54,22 @@ final class MakeCache {
     /// The make for a 17-character VIN whose entry is `entryIndex`; computed once per key.
     func make(_ b: UnsafeBufferPointer<UInt8>, entryIndex: Int, modelYear: Int?) -> String {
         let ix = WMITable.index
-        let entry = ix.list[entryIndex]
-        guard entry.makes.count > 1, b.count == 17, let set = ruleSet(entryIndex, ix) else { return entry.make }
+        // The entry's fields are read in place: copying the entry retains and releases its four
+        // strings, which the other workers share.
+        guard ix.list[entryIndex].makes.count > 1, b.count == 17, let set = ruleSet(entryIndex, ix) else {
+            return ix.list[entryIndex].make
+        }
+        let primary = ix.list[entryIndex].make
         // Base-36 key of positions 1-8, 10, 11 (< 36^10 < 2^52), then 7 bits of model year. Low-volume
         // WMIs (six characters) also depend on positions 12-14: not cached.
         guard b[2] != UInt8(ascii: "9") else {
-            return VINDecoder.makeIndex(b, set: set, modelYear: modelYear).map { set.makes[$0] } ?? entry.make
+            return VINDecoder.makeIndex(b, set: set, modelYear: modelYear).map { set.makes[$0] } ?? primary
         }
         let code = WMITable.code
         var key: UInt64 = 0
         for i in 0..<11 where i != 8 {
             let c = code[Int(b[i])]
-            if c >= 36 { return VINDecoder.makeIndex(b, set: set, modelYear: modelYear).map { set.makes[$0] } ?? entry.make }
+            if c >= 36 { return VINDecoder.makeIndex(b, set: set, modelYear: modelYear).map { set.makes[$0] } ?? primary }
             key = key &* 36 &+ UInt64(c)
         }
         let year = modelYear.map { UInt64(max(0, min(126, $0 - 1980))) } ?? 127
@@ -58,12 +77,12 @@ final class MakeCache {
         let slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 48)
         if keys[slot] == key {
             let v = values[slot]
-            return v < 0 ? entry.make : set.makes[Int(v)]
+            return v < 0 ? primary : set.makes[Int(v)]
         }
         let pick = VINDecoder.makeIndex(b, set: set, modelYear: modelYear)
         keys[slot] = key
         values[slot] = pick.map { Int16($0) } ?? -1
-        return pick.map { set.makes[$0] } ?? entry.make
+        return pick.map { set.makes[$0] } ?? primary
     }
 }
 
@@ -107,20 +126,18 @@ public struct VINChecker {
     /// The lean check for an import row: the same findings, make, manufacturer, country and model years as
     /// ``analyze(_:currentYear:)``, without building the rest of the analysis for clean VINs.
     public func check(_ vin: String, currentYear: Int = VINDecoder.currentCalendarYear) -> VINCheck {
-        var s = vin
-        let fast: VINCheck? = s.withUTF8 { b -> VINCheck? in
+        let fast: VINCheck? = vin.withUTF8Bytes { b -> VINCheck? in
             guard VINEngine.isClean(b), let entryIndex = WMITable.lookupIndex(b) else { return nil }
             let ix = WMITable.index
-            let entry = ix.list[entryIndex]
             let country = VINCountries.fastCountry(b[0], b[1]) ?? ix.countryNames[entryIndex]
             var year: Int?
             if let base = VINDecoder.yearBase(b[9]), base <= currentYear + 1 {
                 let latest = base + (currentYear + 1 - base) / 30 * 30
-                year = VINDecoder.bestYear(b, latest: latest, candidates: nil, heavy: entry.heavyTruck)
+                year = VINDecoder.bestYear(b, latest: latest, candidates: nil, heavy: ix.list[entryIndex].heavyTruck)
             }
             let make = cache.make(b, entryIndex: entryIndex, modelYear: year)
             return VINCheck(
-                valid: true, findings: [], make: make, manufacturer: entry.manufacturer, country: country,
+                valid: true, findings: [], make: make, manufacturer: cache.manufacturer(entryIndex, ix), country: country,
                 modelYear: year, yearCode: b[9], currentYear: currentYear)
         }
         if let fast { return fast }
