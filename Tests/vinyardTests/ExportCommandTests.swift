@@ -194,6 +194,42 @@ import VinyardKit
         let r = try runVinyard(["export", "--db", dir.appendingPathComponent("none.db").path])
         #expect(r.status == 66)
     }
+
+    /// `=`, `!=` and `in` on text fields match as input is stored: the value is normalized like an
+    /// imported one (fuel synonyms, make spellings, VIN folding, enum case) and compared without
+    /// regard to case; the expected rows come from an unfiltered export of the same database.
+    @Test func textValuesMatchAsNormalized() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        let load = try runVinyard(["import", sample("fleet.csv"), sample("fleet.jsonl"), "--db", db])
+        #expect(load.status == 0, "\(load.stderr)")
+        let all = try runVinyard(["export", "--db", db, "--columns", "key,vin,make,fuel_type,status"])
+        let rows = all.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        func keys(where pick: ([String]) -> Bool) -> [String] { rows.filter(pick).map { $0[0] } }
+        func exported(_ conditions: String..., command: String = "export") throws -> [String] {
+            var args = [command, "--db", db, "--format", "csv", "--sort", "key"] + (command == "export" ? ["--columns", "key"] : [])
+            for c in conditions { args += ["--where", c] }
+            let r = try runVinyard(args)
+            #expect(r.status == 0, "\(r.stderr)")
+            return r.stdout.split(separator: "\n").dropFirst().map { String($0.split(separator: ",")[0]) }
+        }
+        let gasoline = keys { $0[3] == "gasoline" }
+        #expect(!gasoline.isEmpty)
+        #expect(try exported("fuel_type=Petrol") == gasoline)
+        #expect(try exported("fuel=BENZIN") == gasoline)
+        #expect(try exported("fuel_type!=petrol") == keys { $0[3] != "gasoline" })
+        let bmw = keys { $0[2] == "BMW" }
+        #expect(!bmw.isEmpty)
+        #expect(try exported("make=bmw") == bmw)
+        #expect(try exported("make in bmw,vw") == keys { $0[2] == "BMW" || $0[2] == "Volkswagen" })
+        #expect(try exported("status in ACTIVE,Maintenance") == keys { $0[4] == "active" || $0[4] == "maintenance" })
+        let vin = try #require(rows.first { !$0[1].isEmpty })
+        #expect(try exported("vin=\(vin[1].lowercased())") == [vin[0]])
+        // emissions filters the same way (its first column is the VIN).
+        #expect(try exported("make=bmw", command: "emissions") == rows.filter { $0[2] == "BMW" }.map { $0[1] }.sorted())
+    }
+
 }
 
 /// Schema array fields (`options`, `specs`, `images`, `vin_model_years`) are stored as JSON text;

@@ -56,6 +56,27 @@ let allSamples = [
         #expect(suggestions.contains { $0["suggestion"] as? String == "1FTFW1E57KFA14352" })
     }
 
+    /// A second `vin` column is read only where the first is empty: the run says so, naming the
+    /// file and the column, on standard error and in the JSON report; the samples have no such warning.
+    @Test func duplicateColumnIsReported() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("twice.csv")
+        try "vin,make,vin\n1FTFW1E57KFA14352,Ford,1HGCV1F52MA000123\n".write(to: file, atomically: true, encoding: .utf8)
+        let r = try runVinyard(["validate", file.path, "--report", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let warnings = try ParsedReport(r).inputs.first?["warnings"] as? [String] ?? []
+        #expect(warnings.count == 1 && warnings[0].contains("3 'vin'"), "\(warnings)")
+        #expect(r.stderr.contains("warning: \(file.path): columns 1 'vin' and 3 'vin'"), "\(r.stderr)")
+        let text = try runVinyard(["validate", file.path])
+        #expect(text.stderr.contains("3 'vin'"), "\(text.stderr)")
+        for path in [sample("fleet.csv"), sample("fleet-export.csv.gz")] {
+            let clean = try runVinyard(["validate", path, "--report", "json"])
+            #expect(!clean.stderr.contains("warning:"), "\(clean.stderr)")
+            #expect(try ParsedReport(clean).inputs.first?["warnings"] as? [String] == [])
+        }
+    }
+
     @Test func textReportShowsInvariantAndPlaces() throws {
         let r = try runVinyard(["validate", sample("fleet.csv")])
         #expect(r.status == 1)

@@ -17,12 +17,27 @@ extension ExportTable {
                 arguments.append(try Self.argument(value, for: column, condition: condition))
                 return "?\(arguments.count)"
             }
+            // `=`, `!=` and `in` on a text column of a schema table match as input is stored: the
+            // value is normalized like an imported one, then compared without regard to case.
+            let matcher = schema != nil && column.kind == .text ? TextMatcher(column: column, schema: schema) : nil
+            /// `vinyard_fold(c)` and the bound, normalized and folded value for a text match.
+            func folded(_ value: String) -> String {
+                arguments.append(.text(matcher?.normalized(value).lowercased() ?? value))
+                return "?\(arguments.count)"
+            }
             let value = condition.values.first ?? ""
             switch condition.op {
             case .equal where value.isEmpty:
                 terms.append("(\(c) IS NULL OR \(c) = '')")
             case .notEqual where value.isEmpty:
                 terms.append("(\(c) IS NOT NULL AND \(c) <> '')")
+            case .equal where matcher != nil:
+                terms.append("vinyard_fold(\(c)) = \(folded(value))")
+            case .notEqual where matcher != nil:
+                terms.append("vinyard_fold(\(c)) IS NOT \(folded(value))")
+            case .in where matcher != nil:
+                let values = condition.values.filter { !$0.isEmpty }
+                terms.append("vinyard_fold(\(c)) IN (\(values.map(folded).joined(separator: ", ")))")
             case .equal:
                 terms.append("\(c) = \(try bound(value))")
             case .notEqual:
@@ -42,6 +57,32 @@ extension ExportTable {
             }
         }
         return (terms, arguments)
+    }
+
+    /// Normalizes a `--where` value for a text column of a schema table the way an imported value
+    /// of its field is normalized (trimmed; the field's case folding, VIN normalization, synonyms
+    /// from the bundled catalog such as `Petrol` → `gasoline` and `bmw` → `BMW`, enum spelling,
+    /// date formats). A value the field would reject, and a column that is not a schema field
+    /// (`_key`), is only trimmed.
+    struct TextMatcher {
+        private let typer: FieldTyper?
+
+        init(column: Column, schema: Schema?) {
+            guard let schema, let index = schema.fieldIndex(named: column.name), let catalog = try? SchemaCatalog.bundled()
+            else {
+                typer = nil
+                return
+            }
+            typer = try? FieldTyper(
+                field: schema.fields[index], index: index, catalog: catalog, decimal: .auto,
+                referenceYear: VINDecoder.currentCalendarYear)
+        }
+
+        func normalized(_ value: String) -> String {
+            let trimmed = ValueParser.trimmed(value)
+            guard let typer, case .success(.text(let text)) = typer.type(.string(trimmed)) else { return trimmed }
+            return text
+        }
     }
 
     /// The bound value for a condition on `column`: a number for numeric columns (a usage error

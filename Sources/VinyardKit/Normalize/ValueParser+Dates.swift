@@ -122,20 +122,14 @@ extension ValueParser {
     }
 
     /// A calendar date as ISO `yyyy-MM-dd`: ISO (`2019-03-01`, `2019/03/01`), German
-    /// (`01.03.2019`), the source's `pattern` when given, or an ISO date-time at midnight without
-    /// an offset (the time is dropped). Nil otherwise.
+    /// (`01.03.2019`), the source's `pattern` when given, or a valid ISO 8601 date-time
+    /// (`2019-03-01T10:00:00Z`, `2019-03-01 10:00:00`, with or without an offset), whose date part
+    /// is kept as written: the time and offset are dropped, never converted to another zone. Other
+    /// date-time shapes (`3/1/2019 10:00`) are not guessed. Nil otherwise.
     public static func parseDate(_ s: String, pattern: DatePattern? = nil) -> String? {
         if let pattern, pattern.hasDay, let d = pattern.parse(s) { return d }
         for p in isoPatterns { if let d = p.parse(s) { return d } }
-        if let dt = parseDateTime(s), dt.utf8.count > 10 {
-            let date = String(dt.prefix(10))
-            let time = dt.dropFirst(11)
-            if time == "00:00" || time == "00:00:00" || time == "00:00:00Z" || time == "00:00Z"
-                || time.hasPrefix("00:00:00.") && time.dropFirst(9).allSatisfy({ $0 == "0" })
-            {
-                return date
-            }
-        }
+        if let dt = parseDateTime(s), dt.utf8.count > 10 { return String(dt.prefix(10)) }
         return nil
     }
 

@@ -105,6 +105,11 @@ public final class Pipeline {
             mappingName = mapping.name
         }
         input.source = mappingName ?? ""
+        // A CSV column another column of the header shadows is named in the report, once per input.
+        if let name = mappingName, let header = reader.csvHeader {
+            let mapper = try Mapper(mapping: try catalog.mapping(named: name), catalog: catalog, options: options.mapper)
+            input.warnings = mapper.shadowedColumns(header).map(\.message)
+        }
         defer {
             input.bytes = reader.bytesRead
             input.contentHash = reader.contentHash

@@ -15,6 +15,9 @@ public struct RunReport: Sendable {
         public var bytes: Int64 = 0
         /// A 64-bit content hash of the input's bytes as stored (see ``CountingByteSource``), hex.
         public var contentHash: String?
+        /// Problems with the input as a whole, such as a CSV column that another column with the
+        /// same name (or mapped to the same field) shadows.
+        public var warnings: [String] = []
 
         public init(name: String, source: String, format: String) {
             self.name = name
@@ -99,6 +102,7 @@ extension RunReport {
                 "rejected": input.rejected, "bytes": input.bytes,
             ]
             o["content_hash"] = input.contentHash ?? NSNull()
+            o["warnings"] = input.warnings
             return o
         }
         object["rejects_file"] = rejectsPath ?? NSNull()

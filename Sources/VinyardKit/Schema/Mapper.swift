@@ -210,6 +210,57 @@ public final class Mapper {
         names.filter { slots(for: $0).isEmpty && !ignored.contains(Schema.fold($0)) }
     }
 
+    /// A column whose values are read only where an earlier column mapped to the same field is
+    /// empty (two columns named `vin`, or `Make` and `Marke`): where both hold a value, its value
+    /// is not loaded.
+    public struct ShadowedColumn: Sendable, Hashable {
+        /// The shadowed column: 1-based position and header name.
+        public var column: Int
+        public var name: String
+        /// The schema field both columns map to.
+        public var field: String
+        /// The column that wins: 1-based position and header name.
+        public var winnerColumn: Int
+        public var winnerName: String
+
+        /// `columns 1 'vin' and 3 'vin' both map to field vin: column 3 is read only where column 1 is empty`.
+        public var message: String {
+            "columns \(winnerColumn) '\(winnerName)' and \(column) '\(name)' both map to field \(field): "
+                + "column \(column) is read only where column \(winnerColumn) is empty, and its other values are not loaded; "
+                + "rename or drop one of them"
+        }
+    }
+
+    /// The columns of a header (CSV) that another column of it shadows. A precedence the source
+    /// mapping declares itself (two different source keys listed for one field, like
+    /// `kilometrage` before `mileage`) is intended and not reported; a repeated header, or two
+    /// headers matched through the schema's names and aliases, are.
+    /// - Complexity: O(*h* log *h*) for *h* header names; run once per header, not per row.
+    public func shadowedColumns(_ names: [String]) -> [ShadowedColumn] {
+        var out: [ShadowedColumn] = []
+        // Field index → the winning column (0-based) and whether it came from the mapping's list.
+        var winners: [Int: Int] = [:]
+        for entry in plan(for: names.map { RawField($0, .null) }) {
+            let field: Int
+            switch entry.slot.kind {
+            case .assign(let f, _, _, _): field = f
+            case .split(let make, _): field = make
+            }
+            guard let w = winners[field] else {
+                winners[field] = entry.rawIndex
+                continue
+            }
+            let byAlias = entry.slot.priority >= 1_000_000
+            let sameName = Schema.fold(names[w]) == Schema.fold(names[entry.rawIndex])
+            guard byAlias || sameName else { continue }
+            out.append(
+                ShadowedColumn(
+                    column: entry.rawIndex + 1, name: names[entry.rawIndex], field: schema.fields[field].name,
+                    winnerColumn: w + 1, winnerName: names[w]))
+        }
+        return out.sorted { $0.column < $1.column }
+    }
+
     // MARK: Mapping
 
     /// Maps one raw record. Never throws: whatever is wrong becomes a finding on the record.

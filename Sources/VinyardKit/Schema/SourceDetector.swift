@@ -2,6 +2,11 @@
 /// record (and the wrapper key, such as `vehicles`). Each mapping whose detection signature
 /// holds is scored by the share of the record's keys it knows; the best wins, a specific mapping
 /// beats the fallback (`fleet`) on a tie, and two specific mappings tied is ambiguous.
+///
+/// A VIN column (the vehicle schema's `vin` or one of its aliases) decides for vehicle sources:
+/// a mapping whose schema has no `vin` field (`locations`) is not a candidate for such keys unless
+/// the records were wrapped under one of its wrapper keys (`{"locations": [...]}`), so a fleet file
+/// that happens to carry a vehicle name and coordinates is read as a fleet file, VINs included.
 public struct SourceDetector: Sendable {
     /// A mapping's score for a set of keys.
     public struct Score: Sendable, Hashable {
@@ -15,11 +20,16 @@ public struct SourceDetector: Sendable {
         var known: Set<String>  // folded keys the mapping maps or ignores
         /// For folded signatures: signature key (folded) → its schema field's folded name and aliases.
         var groups: [String: Set<String>]
+        /// Whether the mapping's schema has a `vin` field (a vehicle source).
+        var hasVIN: Bool
     }
 
     private let candidates: [Candidate]
+    /// Folded column names that stand for a VIN in some vehicle source.
+    private let vinColumns: Set<String>
 
     public init(catalog: SchemaCatalog) {
+        var vinColumns = Set<String>()
         candidates = catalog.mappings.map { mapping in
             var known = Set(mapping.fields.map { Schema.fold($0.source) })
             known.formUnion(mapping.ignore.map(Schema.fold))
@@ -39,8 +49,16 @@ public struct SourceDetector: Sendable {
                     known.formUnion(group)
                 }
             }
-            return Candidate(mapping: mapping, known: known, groups: groups)
+            var hasVIN = false
+            if let schema = try? catalog.schema(for: mapping), let i = schema.fieldIndex(named: "vin") {
+                hasVIN = true
+                let vin = schema.fields[i]
+                vinColumns.formUnion(([vin.name] + vin.aliases).map(Schema.fold))
+                vinColumns.formUnion(mapping.fields.filter { $0.target == vin.name }.map { Schema.fold($0.source) })
+            }
+            return Candidate(mapping: mapping, known: known, groups: groups, hasVIN: hasVIN)
         }
+        self.vinColumns = vinColumns
     }
 
     /// The scores of every mapping whose signature holds, best first.
@@ -48,10 +66,13 @@ public struct SourceDetector: Sendable {
         let exact = Set(keys)
         let folded = keys.map(Schema.fold)
         let foldedSet = Set(folded)
+        let hasVINColumn = !foldedSet.isDisjoint(with: vinColumns)
         var out: [Score] = []
         for c in candidates {
             let m = c.mapping
             if let wrapper, !m.wrappers.isEmpty, !m.wrappers.contains(wrapper) { continue }
+            // A VIN column makes it a vehicle file, unless a wrapper key names this source.
+            if hasVINColumn, !c.hasVIN, !(wrapper.map(m.wrappers.contains) ?? false) { continue }
             guard holds(m.detect, exact: exact, folded: foldedSet, candidate: c) else { continue }
             let knownCount = folded.filter { c.known.contains($0) }.count
             var score = keys.isEmpty ? 0 : Double(knownCount) / Double(keys.count)

@@ -90,6 +90,7 @@ struct Convert: ParsableCommand {
         let fallback = try catalog.schema(named: "vehicles").fields.map(\.name)
         try sink.finish(emptyColumns: fallback)
         report.rejectsPath = rejects
+        warnAboutInputs(report)
         let written = report.inserted
         FileHandle.standardError.write(Data(
             ("convert \(path) → \(output): \(written) written, \(report.duplicates) duplicates not written, "

@@ -60,9 +60,17 @@ enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json
 }
 
-/// Prints a run report on standard output.
+/// Prints each input's warnings (shadowed columns) on standard error, `warning: FILE: …`.
+func warnAboutInputs(_ report: RunReport) {
+    for input in report.inputs {
+        for message in input.warnings { warn("\(input.name): \(message)") }
+    }
+}
+
+/// Prints a run report on standard output, and the inputs' warnings on standard error.
 /// - Throws: `.io` when standard output cannot be written.
 func printReport(_ report: RunReport, format: ReportFormat, title: String) throws {
+    warnAboutInputs(report)
     switch format {
     case .json:
         try FileByteSink.writeStandardOutput(report.json() + "\n")

@@ -9,7 +9,7 @@ struct QueryOptions: ParsableArguments {
     @Option(
         name: .customLong("where"),
         help: ArgumentHelp(
-            "A filter 'FIELD OP VALUE' (repeatable, ANDed); OP is = != < <= > >= ~ (contains, any case) or in (a,b,c).",
+            "A filter 'FIELD OP VALUE' (repeatable, ANDed); OP is = != < <= > >= ~ (contains, any case) or in (a,b,c); = != in on text fields normalize the value like input (fuel=Petrol, make=bmw) and ignore case.",
             valueName: "condition"))
     var conditions: [String] = []
 

@@ -38,7 +38,7 @@ import Testing
         (["odometer>5000"], "odometer_km > 5000"),
         (["kilometrage>=5000.5"], "odometer_km >= 5000.5"),
         (["odometer_km<1000"], "odometer_km < 1000"),
-        (["car_type=sedan"], "body_class = 'sedan'"),
+        (["car_type=sedan"], "lower(body_class) = 'sedan'"),  // text matches ignore case
         (["body_style~SEDAN"], "lower(body_class) LIKE '%sedan%'"),
         (["status in active,maintenance"], "status IN ('active','maintenance')"),
         (["status in active,maintenance", "year>=2019"], "status IN ('active','maintenance') AND model_year >= 2019"),
@@ -53,7 +53,9 @@ import Testing
         (["notes="], "(notes IS NULL OR notes = '')"),
         (["vin!="], "vin IS NOT NULL AND vin <> ''"),
         (["make=BMW' OR 1=1 --"], "make = 'BMW'' OR 1=1 --'"),
-        (["make=bmw"], "make = 'bmw'"),
+        (["make=bmw"], "lower(make) = 'bmw'"),
+        (["make in bmw,KIA"], "lower(make) IN ('bmw','kia')"),
+        (["make!=bmw"], "lower(make) IS NOT 'bmw'"),
         (["_source=autoscout"], "_source = 'autoscout'"),
         (["model=6"], "model = '6'"),
     ])

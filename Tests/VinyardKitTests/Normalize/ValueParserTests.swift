@@ -51,7 +51,21 @@ import Testing
     ])
     func dates(_ text: String, _ iso: String) { #expect(ValueParser.parseDate(text) == iso) }
 
-    @Test(arguments: ["2019-02-29", "2019-13-01", "2019-00-10", "2019-03-32", "03/01/2019", "2019-03-01T10:00:00", "x"])
+    /// A valid ISO 8601 date-time where a date is expected keeps its date part as written (the
+    /// offset is not applied); an invalid one, or another shape, is not a date.
+    @Test(arguments: [
+        ("2021-05-14T10:00:00Z", "2021-05-14"), ("2021-05-14 10:00:00", "2021-05-14"), ("2019-03-01T10:00:00", "2019-03-01"),
+        ("2021-05-14T23:30:00-05:00", "2021-05-14"), ("2021-05-14T10:00", "2021-05-14"), ("2021-05-14t10:00:00.5+0200", "2021-05-14"),
+    ])
+    func dateTimesKeepTheirDate(_ text: String, _ iso: String) {
+        #expect(ValueParser.parseDate(text) == iso)
+        #expect(ValueParser.parseDateOrYearMonth(text) == iso)
+    }
+
+    @Test(arguments: [
+        "2019-02-29", "2019-13-01", "2019-00-10", "2019-03-32", "03/01/2019", "x", "2021-05-14T25:00:00Z",
+        "2021-02-30T10:00:00", "2021-05-14T10:00:00 Z", "5/14/2021 10:00", "2021-05-14T10",
+    ])
     func notDates(_ text: String) { #expect(ValueParser.parseDate(text) == nil) }
 
     @Test(arguments: [

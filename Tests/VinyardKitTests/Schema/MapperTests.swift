@@ -32,6 +32,22 @@ import Testing
         #expect(r.provenance.line == 7)
     }
 
+    /// Two columns for one field: the shadowed one is named (its values are read only where the
+    /// winner is empty); a precedence the mapping itself lists (`kilometrage` before `mileage`) is not.
+    @Test func shadowedColumnsAreNamed() throws {
+        let fleet = try mapper("fleet")
+        let twice = fleet.shadowedColumns(["vin", "make", "vin"])
+        #expect(twice.map(\.column) == [3] && twice.first?.winnerColumn == 1 && twice.first?.field == "vin")
+        #expect(twice.first?.message.contains("3 'vin'") == true)
+        let aliases = fleet.shadowedColumns(["VIN", "Marke", "Make", "Chassis number"])
+        #expect(aliases.map(\.column) == [2, 4])
+        #expect(aliases.map(\.winnerColumn) == [3, 1])
+        #expect(fleet.shadowedColumns(header).isEmpty)
+        let random = try mapper("random-vehicle")
+        #expect(random.shadowedColumns(["vin", "make_and_model", "kilometrage", "mileage"]).isEmpty)
+        #expect(random.shadowedColumns(["vin", "make_and_model", "vin"]).map(\.column) == [3])
+    }
+
     /// A header that is the field's own name wins over an alias of it, whichever comes first
     /// (the first column won: `Marke` x over `Make` Ford); an empty one leaves the alias's value.
     @Test func fieldNameBeatsAlias() throws {

@@ -42,6 +42,19 @@ import Testing
         #expect(try detector.detect(keys: ["name", "lat", "long", "vin"], wrapper: "locations", inputName: "x").name == "locations")
     }
 
+    // A fleet file that carries a vehicle name and coordinates ties with `locations` on share of
+    // known keys; its VIN column decides for a vehicle source.
+    @Test(arguments: [
+        ["name", "latitude", "longitude", "vin"],
+        ["Name", "Lat", "Long", "VIN"],
+        ["name", "lat", "lng", "Chassis Number"],
+        ["vin", "lat", "long"],
+    ])
+    func vinColumnMakesAFleetFile(_ keys: [String]) throws {
+        #expect(try detector.detect(keys: keys, inputName: "x").name == "fleet")
+        #expect(!detector.scores(keys: keys).contains { $0.mapping == "locations" })
+    }
+
     @Test func ambiguity() throws {
         var catalog = try SchemaCatalog.bundled()
         for name in ["depot-a", "depot-b"] {
