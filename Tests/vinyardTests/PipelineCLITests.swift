@@ -177,6 +177,13 @@ let allSamples = [
         _ = try runVinyard(["import", edited.path, "--db", db])
         _ = try runVinyard(["import", edited.path, "--db", db])
         #expect(try count(db, "SELECT count(*) FROM rejects") == (tableCounts["rejects"] ?? 0) + 6)
+        // An input given twice in one run keeps both sets (it counts both): only earlier runs'
+        // rejects are replaced. A later run of it alone replaces both.
+        let twice = try ParsedReport(try runVinyard(["import", edited.path, edited.path, "--db", db, "--report", "json"]))
+        #expect(twice.int("rejected") == 12)
+        #expect(try count(db, "SELECT count(*) FROM rejects WHERE run_id=(SELECT max(id) FROM import_runs)") == 12)
+        _ = try runVinyard(["import", edited.path, "--db", db])
+        #expect(try count(db, "SELECT count(*) FROM rejects") == (tableCounts["rejects"] ?? 0) + 6)
     }
 
     /// An import that creates the database and is then rolled back (--strict) or fails on bad

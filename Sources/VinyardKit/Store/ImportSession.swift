@@ -131,9 +131,12 @@ public final class ImportSession {
         try insertReject.bind(runID, at: 1)
         deleteEarlierReject = try connection.scalarInt("SELECT EXISTS(SELECT 1 FROM rejects)") == 1
             ? try connection.prepare(
-                "DELETE FROM rejects WHERE input=?1 AND line IS ?2 AND element IS ?3 AND table_name IS ?4 AND raw=?5 AND raw_text IS ?6",
+                "DELETE FROM rejects WHERE input=?1 AND line IS ?2 AND element IS ?3 AND table_name IS ?4 AND raw=?5 "
+                    + "AND raw_text IS ?6 AND run_id<>?7",
                 persistent: true)
             : nil
+        // Only earlier runs' rejects are replaced: an input given twice in one run keeps both.
+        try deleteEarlierReject?.bind(runID, at: 7)
     }
 
     deinit {
