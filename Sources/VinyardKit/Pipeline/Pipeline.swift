@@ -81,9 +81,10 @@ public final class Pipeline {
         return report
     }
 
-    /// Checks that a mapping exists and builds (each worker builds its own copy later).
-    private func checkMapping(_ name: String) throws {
-        _ = try Mapper(mapping: try catalog.mapping(named: name), catalog: catalog, options: options.mapper)
+    /// Checks that a mapping exists and builds, and returns its mapper (each worker builds its
+    /// own copy later).
+    private func checkMapping(_ name: String) throws -> Mapper {
+        try Mapper(mapping: try catalog.mapping(named: name), catalog: catalog, options: options.mapper)
     }
 
     private func runInput(
@@ -93,21 +94,21 @@ public final class Pipeline {
         var input = RunReport.Input(name: path, source: options.source ?? "", format: reader.format.rawValue)
         progress?.begin(path == "-" ? "stdin" : path, totalBytes: reader.totalBytes)
         var mappingName: String?
+        var mapper: Mapper?
         if let forced = options.source {
-            try checkMapping(forced)
+            mapper = try checkMapping(forced)
             mappingName = forced
         }
         // An empty CSV (no bytes, a BOM alone, blank lines) has no header to detect from and no
         // records: it reads as zero records, like `[]` or an empty JSON Lines file.
         if mappingName == nil, let header = reader.csvHeader, header.contains(where: { !$0.isEmpty }) {
             let mapping = try detector.detect(keys: header, wrapper: nil, inputName: path)
-            try checkMapping(mapping.name)
+            mapper = try checkMapping(mapping.name)
             mappingName = mapping.name
         }
         input.source = mappingName ?? ""
         // A CSV column another column of the header shadows is named in the report, once per input.
-        if let name = mappingName, let header = reader.csvHeader {
-            let mapper = try Mapper(mapping: try catalog.mapping(named: name), catalog: catalog, options: options.mapper)
+        if let mapper, let header = reader.csvHeader {
             input.warnings = mapper.shadowedColumns(header).map(\.message)
         }
         defer {
@@ -180,7 +181,7 @@ public final class Pipeline {
                 if mappingName == nil, case .record(let raw) = item {
                     let mapping = try detector.detect(
                         keys: raw.fields.map(\.name), wrapper: reader.wrapperKey, inputName: path)
-                    try checkMapping(mapping.name)
+                    _ = try checkMapping(mapping.name)
                     mappingName = mapping.name
                     // A batch's records share one mapping: hand over what came before.
                     if !batch.items.isEmpty {
