@@ -6,38 +6,33 @@ final class MakeCache {
     private let keys: UnsafeMutablePointer<UInt64>
     private let values: UnsafeMutablePointer<Int16>
 
-    /// The rule sets this cache has asked ``LazyRuleSets`` for, by entry index: asking again takes
-    /// a lock the other mapping workers share.
-    private var ruleSets: [RuleSetBox?] = []
+    /// What this cache keeps of each WMI entry it has met, by entry index: the compiled rule set
+    /// (asking ``LazyRuleSets`` again takes a lock the other mapping workers share) and its own copy
+    /// of the manufacturer name (every record holds its VIN's manufacturer, and the table's shared
+    /// string would have its reference count updated by every mapping worker and the sink at once).
+    private var entries: [EntryCopy?] = []
 
-    private final class RuleSetBox {
-        let set: WMIRuleSet?
-        init(_ set: WMIRuleSet?) { self.set = set }
+    private final class EntryCopy {
+        let ruleSet: WMIRuleSet?
+        let manufacturer: String
+
+        init(_ entryIndex: Int, _ ix: WMITable.Index) {
+            ruleSet = ix.ruleSets[entryIndex]
+            // A copy with storage of its own (small names are stored inline anyway).
+            manufacturer = String(decoding: Array(ix.list[entryIndex].manufacturer.utf8), as: UTF8.self)
+        }
     }
 
-    private func ruleSet(_ entryIndex: Int, _ ix: WMITable.Index) -> WMIRuleSet? {
-        if ruleSets.isEmpty { ruleSets = Array(repeating: nil, count: ix.list.count) }
-        guard entryIndex >= 0, entryIndex < ruleSets.count else { return ix.ruleSets[entryIndex] }
-        if let box = ruleSets[entryIndex] { return box.set }
-        let set = ix.ruleSets[entryIndex]
-        ruleSets[entryIndex] = RuleSetBox(set)
-        return set
+    private func entry(_ entryIndex: Int, _ ix: WMITable.Index) -> EntryCopy {
+        if entries.isEmpty { entries = Array(repeating: nil, count: ix.list.count) }
+        guard entryIndex >= 0, entryIndex < entries.count else { return EntryCopy(entryIndex, ix) }
+        if let copy = entries[entryIndex] { return copy }
+        let copy = EntryCopy(entryIndex, ix)
+        entries[entryIndex] = copy
+        return copy
     }
 
-    /// This cache's own copies of manufacturer names, by entry index: every record holds its VIN's
-    /// manufacturer, and the table's shared string would have its reference count updated by every
-    /// mapping worker and the sink at once.
-    private var manufacturers: [String?] = []
-
-    func manufacturer(_ entryIndex: Int, _ ix: WMITable.Index) -> String {
-        if manufacturers.isEmpty { manufacturers = Array(repeating: nil, count: ix.list.count) }
-        guard entryIndex >= 0, entryIndex < manufacturers.count else { return ix.list[entryIndex].manufacturer }
-        if let name = manufacturers[entryIndex] { return name }
-        // A copy with storage of its own (small names are stored inline anyway).
-        let name = String(decoding: Array(ix.list[entryIndex].manufacturer.utf8), as: UTF8.self)
-        manufacturers[entryIndex] = name
-        return name
-    }
+    func manufacturer(_ entryIndex: Int, _ ix: WMITable.Index) -> String { entry(entryIndex, ix).manufacturer }
 
     init() {
         keys = .allocate(capacity: Self.slots)
@@ -56,7 +51,7 @@ final class MakeCache {
         let ix = WMITable.index
         // The entry's fields are read in place: copying the entry retains and releases its four
         // strings, which the other workers share.
-        guard ix.list[entryIndex].makes.count > 1, b.count == 17, let set = ruleSet(entryIndex, ix) else {
+        guard ix.list[entryIndex].makes.count > 1, b.count == 17, let set = entry(entryIndex, ix).ruleSet else {
             return ix.list[entryIndex].make
         }
         let primary = ix.list[entryIndex].make
