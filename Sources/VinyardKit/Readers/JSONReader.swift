@@ -207,25 +207,13 @@ public final class JSONReader: RecordReader {
         while k < p.count, isSpace(p[k]) { k += 1 }
         guard k < p.count, p[k] == UInt8(ascii: "{") || p[k] == UInt8(ascii: "]") else { return false }
         guard inArray else { return true }
-        var depth = 0
-        var inString = false
-        var escaped = false
+        var brackets = JSONBracketCounter()
         var i = object
         while i < p.count {
-            let c = p[i]
-            if inString {
-                if escaped { escaped = false } else if c == UInt8(ascii: "\\") { escaped = true } else if c == UInt8(ascii: "\"") { inString = false }
-            } else if c == UInt8(ascii: "\"") {
-                inString = true
-            } else if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
-                depth += 1
-            } else if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") {
-                depth -= 1
-                if depth == 0 {
-                    var j = i + 1
-                    while j < p.count, isSpace(p[j]) { j += 1 }
-                    return j >= p.count || p[j] == UInt8(ascii: "]")
-                }
+            if brackets.feed(p[i]) == .close, brackets.depth == 0 {
+                var j = i + 1
+                while j < p.count, isSpace(p[j]) { j += 1 }
+                return j >= p.count || p[j] == UInt8(ascii: "]")
             }
             i += 1
         }
@@ -401,34 +389,16 @@ public final class JSONReader: RecordReader {
     /// when the input ends first (the error is then fatal). The element's bytes stay in the
     /// buffer (growing it up to the record limit).
     private func endOfMalformedElement() throws -> Int? {
-        var depth = 0
-        var inString = false
-        var escaped = false
+        var brackets = JSONBracketCounter()
         var scanned = 0  // bytes past `buffer.start` already scanned (the buffer may move on refill)
         while true {
             let found: Int? = buffer.withBytes { p in
                 var i = buffer.start + scanned
                 while i < buffer.end {
-                    let c = p[i]
-                    if inString {
-                        if escaped {
-                            escaped = false
-                        } else if c == UInt8(ascii: "\\") {
-                            escaped = true
-                        } else if c == UInt8(ascii: "\"") {
-                            inString = false
-                        }
-                    } else {
-                        switch c {
-                        case UInt8(ascii: "\""): inString = true
-                        case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                        case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                            if depth == 0 { return i }
-                            depth -= 1
-                        case UInt8(ascii: ","):
-                            if depth == 0 { return i }
-                        default: break
-                        }
+                    switch brackets.feed(p[i]) {
+                    case .close where brackets.depth < 0: return i  // the array's `]`
+                    case .comma where brackets.depth == 0: return i
+                    default: break
                     }
                     i += 1
                 }
@@ -497,5 +467,45 @@ public final class JSONReader: RecordReader {
         }
         let column = buffer.base + offset - lineStart + 1
         return VinyardError(.malformedInput, "\(inputName):\(l):\(column): \(message)")
+    }
+}
+
+/// Counts brackets outside strings, byte by byte: where a stretch of JSON that does not parse
+/// (a malformed element, a wrapper that fails) ends, in any depth, without a parser.
+struct JSONBracketCounter {
+    /// The brackets opened and not yet closed since the first byte fed (negative after a close
+    /// that matches none of them).
+    private(set) var depth = 0
+    private var inString = false
+    private var escaped = false
+
+    enum Structural { case open, close, comma }
+
+    /// Feeds the next byte; returns what it is when it is `{ [`, `} ]` or `,` outside a string
+    /// (with ``depth`` already updated for a bracket).
+    mutating func feed(_ c: UInt8) -> Structural? {
+        if inString {
+            if escaped {
+                escaped = false
+            } else if c == UInt8(ascii: "\\") {
+                escaped = true
+            } else if c == UInt8(ascii: "\"") {
+                inString = false
+            }
+            return nil
+        }
+        switch c {
+        case UInt8(ascii: "\""):
+            inString = true
+            return nil
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            depth += 1
+            return .open
+        case UInt8(ascii: "}"), UInt8(ascii: "]"):
+            depth -= 1
+            return .close
+        case UInt8(ascii: ","): return .comma
+        default: return nil
+        }
     }
 }
