@@ -3,9 +3,10 @@
 /// `validate` counts exactly the duplicates and `key.conflict`s an import into an empty database
 /// would.
 ///
-/// - Complexity: O(1) expected per record; memory about 32 bytes per distinct key (a 1M-row file
-///   with 1M distinct VINs needs ~40 MB) — a database import keeps no such table (it uses the
-///   `_run_id` column instead).
+/// - Complexity: O(1) expected per record. Memory is bounded: at most ``KeyTable/defaultLiveLimit``
+///   keys are kept in memory (about 32 MB); older ones move to sorted runs in a temporary file,
+///   each with a Bloom filter in memory (about 1.3 bytes a key), so a 5M-row file needs ~40 MB
+///   instead of ~260 MB. A database import keeps no such table (it uses the key index instead).
 public struct KeyTracker: Sendable {
     struct Entry: Sendable {
         var valuesHash: UInt64
@@ -41,9 +42,13 @@ public struct KeyTracker: Sendable {
         case duplicate(conflict: Bool, firstInput: Int, firstLine: Int)
     }
 
-    private var seen = KeyTable()
+    private var seen: KeyTable
 
-    public init() {}
+    public init() { seen = KeyTable() }
+
+    /// A tracker that keeps at most `liveKeyLimit` keys in memory (tests use a small one to
+    /// exercise the spilled runs).
+    init(liveKeyLimit: Int) { seen = KeyTable(liveLimit: liveKeyLimit) }
 
     /// The number of distinct keys seen.
     public var count: Int { seen.count }
@@ -54,105 +59,35 @@ public struct KeyTracker: Sendable {
     /// That is exact when the later record fills at least the fields the earlier one did; when it
     /// fills fewer, any difference in the earlier record's values counts (the tracker keeps one
     /// hash per key, not every value).
-    public mutating func observe(key: String, signature: Signature, input: Int, line: Int) -> Outcome {
-        observe(KeyHash(key), signature: signature, input: input, line: line)
+    /// - Throws: ``VinyardError`` `.io` when the temporary file for older keys cannot be written.
+    public mutating func observe(key: String, signature: Signature, input: Int, line: Int) throws -> Outcome {
+        try observe(KeyHash(key), signature: signature, input: input, line: line)
     }
 
     /// ``observe(key:signature:input:line:)`` for a key within a table (no string concatenation).
-    public mutating func observe(table: String, key: String, signature: Signature, input: Int, line: Int) -> Outcome {
-        observe(KeyHash(table, key), signature: signature, input: input, line: line)
+    public mutating func observe(table: String, key: String, signature: Signature, input: Int, line: Int) throws -> Outcome {
+        try observe(KeyHash(table, key), signature: signature, input: input, line: line)
     }
 
-    private mutating func observe(_ h: KeyHash, signature: Signature, input: Int, line: Int) -> Outcome {
+    private mutating func observe(_ h: KeyHash, signature: Signature, input: Int, line: Int) throws -> Outcome {
         let mask = signature.mask
-        if let entry = seen[h.value] {
-            let conflict: Bool
+        var conflict = false
+        let earlier = try seen.upsert(h.value) { entry in
+            guard let entry else {
+                return Entry(
+                    valuesHash: signature.hash(within: mask), mask: mask, input: Int32(clamping: input),
+                    line: Int32(clamping: line))
+            }
             if entry.mask & mask == entry.mask {
                 conflict = signature.hash(within: entry.mask) != entry.valuesHash
             } else {
                 conflict = signature.hash(within: mask) != entry.valuesHash
             }
             // With the default policy `last`, the later record replaces the earlier one.
-            seen[h.value] = Entry(valuesHash: signature.hash(within: mask), mask: mask, input: entry.input, line: entry.line)
-            return .duplicate(conflict: conflict, firstInput: Int(entry.input), firstLine: Int(entry.line))
+            return Entry(valuesHash: signature.hash(within: mask), mask: mask, input: entry.input, line: entry.line)
         }
-        seen[h.value] = Entry(
-            valuesHash: signature.hash(within: mask), mask: mask, input: Int32(clamping: input),
-            line: Int32(clamping: line))
-        return .new
-    }
-}
-
-/// A 64-bit FNV-1a hash of a key's UTF-8 bytes: stable across runs and platforms, and small.
-/// A table from a key's 64-bit hash to its ``KeyTracker/Entry``, for millions of keys: 256
-/// open-addressing parts chosen by the hash's top byte, each at most three quarters full and
-/// doubled on its own, so growing never holds two copies of the whole table (a `Dictionary` took
-/// about 85 bytes a key at its peak; this takes 32 bytes a slot, about 60 a key).
-struct KeyTable: Sendable {
-    private var parts = [Part](repeating: Part(), count: 256)
-    private(set) var count = 0
-
-    /// 0 marks an empty slot (a hash of 0 is stored as 1).
-    @inline(__always) private static func stored(_ hash: UInt64) -> UInt64 { hash == 0 ? 1 : hash }
-
-    subscript(_ hash: UInt64) -> KeyTracker.Entry? {
-        get {
-            let key = Self.stored(hash)
-            return parts[Int(truncatingIfNeeded: key >> 56)][key]
-        }
-        set {
-            guard let newValue else { return }  // entries are never removed
-            let key = Self.stored(hash)
-            if parts[Int(truncatingIfNeeded: key >> 56)].set(key, newValue) { count += 1 }
-        }
-    }
-
-    private struct Part: Sendable {
-        private var keys: [UInt64] = []
-        private var entries: [KeyTracker.Entry] = []
-        private var count = 0
-
-        private func index(of key: UInt64) -> (Int, Bool) {
-            let mask = keys.count - 1
-            var i = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 20) & mask
-            while true {
-                let k = keys[i]
-                if k == key { return (i, true) }
-                if k == 0 { return (i, false) }
-                i = (i + 1) & mask
-            }
-        }
-
-        subscript(_ key: UInt64) -> KeyTracker.Entry? {
-            guard count > 0 else { return nil }
-            let (i, found) = index(of: key)
-            return found ? entries[i] : nil
-        }
-
-        /// Stores `entry` for `key`; true when the key is new.
-        mutating func set(_ key: UInt64, _ entry: KeyTracker.Entry) -> Bool {
-            if keys.isEmpty || (count + 1) * 4 > keys.count * 3 { grow() }
-            let (i, found) = index(of: key)
-            if !found {
-                keys[i] = key
-                count += 1
-            }
-            entries[i] = entry
-            return !found
-        }
-
-        private mutating func grow() {
-            let oldKeys = keys, oldEntries = entries
-            let capacity = max(64, keys.count * 2)
-            keys = [UInt64](repeating: 0, count: capacity)
-            entries = [KeyTracker.Entry](
-                repeating: KeyTracker.Entry(valuesHash: 0, mask: 0, input: 0, line: 0), count: capacity)
-            for (j, k) in oldKeys.enumerated() where k != 0 {
-                let (i, _) = index(of: k)
-                keys[i] = k
-                entries[i] = oldEntries[j]
-            }
-        }
+        guard let earlier else { return .new }
+        return .duplicate(conflict: conflict, firstInput: Int(earlier.input), firstLine: Int(earlier.line))
     }
 }
 

@@ -16,7 +16,7 @@ public final class ValidationSink: RecordSink {
     public func accept(_ record: CanonicalRecord, schema: Schema, source: String) throws -> WriteResult {
         guard let key = record.key else { return WriteResult(outcome: .rejected) }
         let input = inputNumber(record.provenance.input)
-        let outcome = tracker.observe(
+        let outcome = try tracker.observe(
             table: schema.name, key: key, signature: signature(record.values, schema: schema), input: input,
             line: record.provenance.line)
         switch outcome {

@@ -7,22 +7,73 @@ import Testing
         KeyTracker.Entry(valuesHash: UInt64(n) &* 31, mask: UInt64(n & 0xFF), input: Int32(n % 7), line: Int32(n))
     }
 
-    @Test func keepsEveryKeyThroughGrowth() {
-        var table = KeyTable()
+    private func hashes(count: Int) -> [UInt64] {
         var rng = SplitMix64(seed: 42)
         // Hashes 0 and 1 share a stored form: only one of them is used here.
         var hashes: [UInt64] = [0, 2, UInt64.max, 1 << 56, 0xFF00_0000_0000_0000]
-        for _ in 0..<200_000 { hashes.append(rng.next() | 2) }
-        for (n, h) in hashes.enumerated() { table[h] = entry(n) }
+        for _ in 0..<count { hashes.append(rng.next() | 2) }
+        return hashes
+    }
+
+    /// All in memory (growth of the parts), and with a live limit that moves most keys to spilled
+    /// runs: every key is found with its entry, an update of a spilled key is kept, absent keys are
+    /// absent.
+    @Test(arguments: [KeyTable.defaultLiveLimit, 5_000, 7])
+    func keepsEveryKeyThroughGrowthAndSpills(liveLimit: Int) throws {
+        var table = KeyTable(liveLimit: liveLimit)
+        let hashes = hashes(count: liveLimit == 7 ? 3_000 : 200_000)
+        for (n, h) in hashes.enumerated() {
+            let old = try table.upsert(h) { _ in entry(n) }
+            #expect(old == nil)
+        }
         #expect(table.count == hashes.count)
         for (n, h) in hashes.enumerated() {
-            #expect(table[h]?.line == Int32(n), "hash \(h)")
-            if table[h]?.line != Int32(n) { break }
+            let line = try table.entry(h)?.line
+            #expect(line == Int32(n), "hash \(h)")
+            if line != Int32(n) { break }
         }
-        #expect(table[3] == nil)
-        // Replacing an entry keeps the count.
-        table[hashes[10]] = entry(9_999_999)
+        #expect(try table.entry(3) == nil)
+        #expect(try table.entry(0xFF00_0000_0000_0001) == nil)
+        // Replacing entries (the earliest were spilled first) keeps the count and the new values.
+        for i in [1, 10, hashes.count / 2, hashes.count - 1] {
+            let old = try table.upsert(hashes[i]) { _ in entry(9_000_000 + i) }
+            #expect(old?.line == Int32(i))
+        }
         #expect(table.count == hashes.count)
-        #expect(table[hashes[10]]?.line == 9_999_999)
+        for i in [1, 10, hashes.count / 2, hashes.count - 1] {
+            #expect(try table.entry(hashes[i])?.line == Int32(9_000_000 + i))
+            #expect(try table.entry(hashes[i])?.valuesHash == UInt64(9_000_000 + i) &* 31)
+        }
+        #expect(try table.entry(hashes[2])?.line == 2)
+    }
+
+    /// A tracker that spills after a few keys reports exactly what one that keeps every key in
+    /// memory does, over many duplicates and conflicts.
+    @Test func spillingTrackerAgreesWithInMemoryOne() throws {
+        var reference = KeyTracker()
+        var spilling = KeyTracker(liveKeyLimit: 37)
+        var rng = SplitMix64(seed: 7)
+        var duplicates = 0, conflicts = 0
+        for line in 1...6_000 {
+            let key = "KEY\(rng.next() % 1_500)"
+            // A few fields, some empty, values from a small set so equal and different records both occur.
+            let fields = (0..<4).map { _ -> UInt64 in
+                let r = rng.next() % 5
+                return r == 0 ? 0 : r
+            }
+            let signature = KeyTracker.Signature(fieldHashes: fields)
+            let a = try reference.observe(key: key, signature: signature, input: line % 3, line: line)
+            let b = try spilling.observe(key: key, signature: signature, input: line % 3, line: line)
+            #expect(a == b, "line \(line) key \(key)")
+            if a != b { break }
+            if case .duplicate(let conflict, _, _) = a {
+                duplicates += 1
+                if conflict { conflicts += 1 }
+            }
+        }
+        #expect(reference.count == spilling.count)
+        // The stream exercised both outcomes.
+        #expect(duplicates > 3_000)
+        #expect(conflicts > 1_000)
     }
 }
