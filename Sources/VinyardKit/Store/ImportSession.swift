@@ -40,10 +40,10 @@ extension VinyardStore {
 /// Into a table that is empty when the run starts (the big first import), rows are inserted
 /// without the unique key index, which is dropped inside the run's transaction and built once,
 /// sorted, at ``finish(inputs:status:)`` (a rollback or a killed process brings it back with the
-/// previous state). Duplicates within such a run are found through ``RunKeyIndex`` (about 11
-/// bytes per key, every candidate confirmed against the row's stored key); past
-/// `VinyardStore.fastKeyLimit` keys or 6.3 million, the index is built and the run goes on with
-/// it, so memory stays bounded. Into a non-empty table, duplicates are found through the
+/// previous state). Duplicates within such a run are found through ``RunKeyIndex`` (every
+/// candidate confirmed against the row's stored key; older keys move to a temporary file, so
+/// memory stays bounded); past `VinyardStore.fastKeyLimit` keys or rowid 2^24 - 1, the index is
+/// built and the run goes on with it. Into a non-empty table, duplicates are found through the
 /// database (`_run_id` of the stored row), and rows of earlier runs met in this run are kept in
 /// a bitmap by rowid (plus a temporary table for the few a duplicate rewrote). Counts and tables
 /// are the same on both paths.
@@ -557,7 +557,7 @@ public final class ImportSession {
         try store.prepareTable(for: schema)
         let writer = try TableWriter(
             schema: schema, ordinal: tables.count, connection: connection, runID: runID, timestamp: timestamp,
-            fastKeyLimit: store.fastKeyLimit)
+            fastKeyLimit: store.fastKeyLimit, runKeyLiveLimit: store.runKeyLiveLimit)
         tables[schema.name] = writer
         lastWriter = writer
         return writer

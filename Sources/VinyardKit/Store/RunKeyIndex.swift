@@ -6,16 +6,20 @@
 /// 64-bit hash (the fingerprint) and the 24-bit rowid of its row. A fingerprint match is only a
 /// candidate: the caller confirms it by reading the row's `_key`, so two different keys are never
 /// taken for one (exact, whatever the hash does).
-/// - Complexity: O(1) expected per lookup and insert; 8 bytes per slot, at most 3/4 full
-///   (about 11 bytes per key), capped by ``maxCapacity``.
+///
+/// Memory is bounded: past ``liveLimit`` keys the slots move to a ``SortedRunFile`` as one sorted
+/// run (about 1.3 bytes a key stay in memory, for its Bloom filter) and memory starts over, so a
+/// 5M-row first load holds no more than a 1.4M-row one.
+/// - Complexity: O(1) expected per lookup and insert (one filter probe per spilled run); 8 bytes
+///   per live slot, at most 3/4 full.
 struct RunKeyIndex {
     /// The largest rowid a slot can hold.
     static let maxRowID: Int64 = (1 << 24) - 1
-    /// The most slots (64 MiB); past 3/4 of it the run builds the real index and goes on with it.
-    static let maxCapacity = 1 << 23
+    /// Live keys before a spill: 1.4M keys, about 21,900 a part, stay within 64 parts of 32,768
+    /// slots (16 MiB).
+    static let defaultLiveLimit = 1_400_000
     /// The table is split into 2^partBits parts by the fingerprint's top bits, each growing on its
-    /// own: a growth copies one part, so the peak is the table plus 1/64 of it (one table of 2^n
-    /// slots doubled to 2^(n+1), holding both: 96 MiB at 5M keys instead of 64).
+    /// own: a growth copies one part, so the peak is the table plus 1/64 of it.
     static let partBits = 6
 
     private struct Part {
@@ -25,23 +29,34 @@ struct RunKeyIndex {
     }
 
     private var parts: [Part]
+    private let initialPartBits: Int
     private(set) var count = 0
-    /// How many keys fit before the next growth would exceed `limit` keys or ``maxCapacity``.
+    private var liveCount = 0
+    /// Keys in all before the run builds the real index and goes on with it.
     let limit: Int
+    let liveLimit: Int
+    private var spill: SortedRunFile?
 
     /// - Parameter initialBits: log2 of the initial slots in all (at least 2^partBits).
-    init(limit: Int, initialBits: Int = 16) {
-        let partSlotBits = max(1, initialBits - Self.partBits)
-        parts = Array(repeating: Part(slots: [UInt64](repeating: 0, count: 1 << partSlotBits), bits: partSlotBits),
-            count: 1 << Self.partBits)
-        self.limit = min(limit, Self.maxCapacity / 4 * 3)
+    init(limit: Int, liveLimit: Int = Self.defaultLiveLimit, initialBits: Int = 16) {
+        initialPartBits = max(1, initialBits - Self.partBits)
+        parts = Self.emptyParts(bits: initialPartBits)
+        self.limit = limit
+        self.liveLimit = max(1, liveLimit)
+    }
+
+    private static func emptyParts(bits: Int) -> [Part] {
+        Array(repeating: Part(slots: [UInt64](repeating: 0, count: 1 << bits), bits: bits), count: 1 << partBits)
     }
 
     /// True when one more key can be added.
     var hasRoom: Bool { count < limit }
 
-    /// Bytes held by the slots.
+    /// Bytes held by the live slots.
     var byteCount: Int { parts.reduce(0) { $0 + $1.slots.count * 8 } }
+
+    /// Spilled runs so far.
+    var spilledRuns: Int { spill?.runCount ?? 0 }
 
     @inline(__always)
     private static func fingerprint(_ hash: UInt64) -> UInt64 { hash >> 24 }
@@ -57,30 +72,64 @@ struct RunKeyIndex {
     }
 
     /// The rowid of the key with this hash for which `matches` (reading the row) returns true, or nil.
-    func find(_ hash: UInt64, matches: (Int64) throws -> Bool) rethrows -> Int64? {
+    /// - Throws: what `matches` throws, or ``VinyardError`` `.io` when the spilled runs cannot be read.
+    func find(_ hash: UInt64, matches: (Int64) throws -> Bool) throws -> Int64? {
         let fp = Self.fingerprint(hash)
         let part = parts[Self.part(fp)]
         let mask = part.slots.count - 1
         var i = Self.home(fp, bits: part.bits)
         while true {
             let slot = part.slots[i]
-            if slot == 0 { return nil }
+            if slot == 0 { break }
             if slot >> 24 == fp {
                 let rowID = Int64(slot & 0xFF_FFFF)
                 if try matches(rowID) { return rowID }
             }
             i = (i + 1) & mask
         }
+        guard let spill else { return nil }
+        var found: Int64?
+        _ = try spill.find(bloomKey: fp, from: fp << 24, through: fp << 24 | 0xFF_FFFF) { _, bytes in
+            let rowID = Int64(bytes.loadUnaligned(as: UInt64.self) & 0xFF_FFFF)
+            guard try matches(rowID) else { return false }
+            found = rowID
+            return true
+        }
+        return found
     }
 
     /// Adds a key known not to be present. `rowID` must be in 1…``maxRowID`` and ``hasRoom`` true.
-    mutating func insert(_ hash: UInt64, rowID: Int64) {
+    /// - Throws: ``VinyardError`` `.io` when the live keys cannot be moved to the temporary file.
+    mutating func insert(_ hash: UInt64, rowID: Int64) throws {
         let fp = Self.fingerprint(hash)
         let p = Self.part(fp)
         if (parts[p].count + 1) * 4 > parts[p].slots.count * 3 { Self.grow(&parts[p]) }
         Self.place(fp << 24 | UInt64(rowID), in: &parts[p])
         parts[p].count += 1
         count += 1
+        liveCount += 1
+        if liveCount >= liveLimit { try spillLive() }
+    }
+
+    /// Moves the live slots to a new sorted run (a part's slots sorted, parts in fingerprint order:
+    /// sorted as a whole) and empties memory.
+    private mutating func spillLive() throws {
+        let file = try spill ?? SortedRunFile(recordSize: 8, what: "the keys imported so far")
+        spill = file
+        file.beginRun(expected: liveCount)
+        for p in parts.indices {
+            var slots = parts[p].slots.filter { $0 != 0 }
+            parts[p] = Part(slots: [], bits: 0)
+            slots.sort()
+            for slot in slots {
+                try file.append(sortKey: slot, bloomKey: slot >> 24) { bytes in
+                    withUnsafeBytes(of: slot) { bytes.append(contentsOf: $0) }
+                }
+            }
+        }
+        try file.endRun()
+        parts = Self.emptyParts(bits: initialPartBits)
+        liveCount = 0
     }
 
     private static func place(_ slot: UInt64, in part: inout Part) {

@@ -55,7 +55,8 @@ final class TableWriter {
     var rowIDIndex: Int { fieldCount + 8 }
 
     init(
-        schema: Schema, ordinal: Int, connection: Connection, runID: Int64, timestamp: String, fastKeyLimit: Int
+        schema: Schema, ordinal: Int, connection: Connection, runID: Int64, timestamp: String, fastKeyLimit: Int,
+        runKeyLiveLimit: Int = RunKeyIndex.defaultLiveLimit
     ) throws(StoreError) {
         self.schema = schema
         self.connection = connection
@@ -112,7 +113,7 @@ final class TableWriter {
             // sorted, at the end of the run. Inside the run's transaction, so a rollback or a kill
             // brings the index back with everything else.
             try connection.execute("DROP INDEX \(quoteIdentifier(keyIndex))")
-            runKeys = RunKeyIndex(limit: fastKeyLimit)
+            runKeys = RunKeyIndex(limit: fastKeyLimit, liveLimit: runKeyLiveLimit)
             // Appending rows needs few pages in cache (dirty ones spill to the WAL): leave the
             // memory to the run keys; the index build at the end gets the full cache back.
             try connection.execute("PRAGMA cache_size=\(VinyardStore.appendCacheSize)")
@@ -199,7 +200,11 @@ final class TableWriter {
     func rememberInRun(keyHash: UInt64, rowID: Int64) throws(StoreError) {
         guard runKeys != nil else { return }
         if runKeys?.hasRoom == true, rowID >= 1, rowID <= RunKeyIndex.maxRowID {
-            runKeys?.insert(keyHash, rowID: rowID)
+            do {
+                try runKeys?.insert(keyHash, rowID: rowID)
+            } catch {
+                throw StoreError(extendedCode: SQLITE_IOERR, message: "\(error)")
+            }
         } else {
             try restoreKeyIndex()
         }

@@ -24,6 +24,9 @@ public final class VinyardStore {
     /// each) while its key index is dropped; past it the index is built and the run goes on with
     /// it. 0 keeps the index throughout (for tests comparing both paths).
     var fastKeyLimit = Int.max
+    /// Keys of such an import kept in memory before they move to a temporary file (see
+    /// ``RunKeyIndex``); tests use a small number to exercise the spilled runs.
+    var runKeyLiveLimit = RunKeyIndex.defaultLiveLimit
 
     /// The page cache of a writer (64 MiB, as a negative KiB count for `PRAGMA cache_size`).
     static let writerCacheSize = -65536

@@ -121,13 +121,18 @@ import Testing
         _ scenario: [Run], limits: [Int]
     ) throws -> [(reports: [ImportRunReport], outcomes: [[WriteOutcome]], snapshot: [[[FieldValue?]]])] {
         var results: [(reports: [ImportRunReport], outcomes: [[WriteOutcome]], snapshot: [[[FieldValue?]]])] = []
-        // Each key-index path, and the fast one with the WAL instead of the bulk-load journal
-        // (what a first import gets when another process has the file open).
-        for (limit, bulkJournal) in limits.map({ ($0, true) }) + [(Int.max, false)] {
+        // Each key-index path, the fast one with the WAL instead of the bulk-load journal (what a
+        // first import gets when another process has the file open), and the fast one with its
+        // run keys moved to the temporary file every 16 keys.
+        let paths = limits.map { ($0, true, RunKeyIndex.defaultLiveLimit) } + [
+            (Int.max, false, RunKeyIndex.defaultLiveLimit), (Int.max, true, 16),
+        ]
+        for (limit, bulkJournal, liveLimit) in paths {
             let dir = try makeStoreDirectory()
             let store = try VinyardStore(path: dir.appendingPathComponent("v.db").path)
             store.fastKeyLimit = limit
             store.bulkLoadJournal = bulkJournal
+            store.runKeyLiveLimit = liveLimit
             var reports: [ImportRunReport] = []
             var outcomes: [[WriteOutcome]] = []
             for run in scenario {
@@ -188,37 +193,42 @@ import Testing
         #expect(try store.rows("SELECT make FROM vehicles") == [[.text("Kia")]])
     }
 
-    @Test func runKeyIndexConfirmsEveryCandidate() {
-        // Different keys with the same hash are told apart by the caller's check of the row.
-        var index = RunKeyIndex(limit: 1000, initialBits: 2)
+    /// Different keys with the same hash are told apart by the caller's check of the row, in
+    /// memory and in the spilled runs (a live limit of 7 spills the two colliding keys into
+    /// different runs; .max keeps everything in memory).
+    @Test(arguments: [Int.max, 7])
+    func runKeyIndexConfirmsEveryCandidate(liveLimit: Int) throws {
+        var index = RunKeyIndex(limit: 1000, liveLimit: liveLimit, initialBits: 2)
         let hash: UInt64 = 0xDEAD_BEEF_0123_4567
-        index.insert(hash, rowID: 1)
-        index.insert(hash, rowID: 2)
-        for rowID in 3...200 { index.insert(UInt64(rowID) &* 0x9E37_79B9_7F4A_7C15, rowID: Int64(rowID)) }
+        try index.insert(hash, rowID: 1)
+        for rowID in 3...100 { try index.insert(UInt64(rowID) &* 0x9E37_79B9_7F4A_7C15, rowID: Int64(rowID)) }
+        try index.insert(hash, rowID: 2)
+        for rowID in 101...200 { try index.insert(UInt64(rowID) &* 0x9E37_79B9_7F4A_7C15, rowID: Int64(rowID)) }
         #expect(index.count == 200)
-        #expect(index.find(hash) { $0 == 2 } == 2)
-        #expect(index.find(hash) { $0 == 1 } == 1)
-        #expect(index.find(hash) { _ in false } == nil)
+        #expect(index.spilledRuns == (liveLimit == 7 ? 28 : 0))
+        #expect(try index.find(hash) { $0 == 2 } == 2)
+        #expect(try index.find(hash) { $0 == 1 } == 1)
+        #expect(try index.find(hash) { _ in false } == nil)
         var asked: [Int64] = []
-        _ = index.find(hash) { asked.append($0); return false }
+        _ = try index.find(hash) { asked.append($0); return false }
         #expect(Set(asked) == [1, 2])
         for rowID in 3...200 {
-            #expect(index.find(UInt64(rowID) &* 0x9E37_79B9_7F4A_7C15) { $0 == Int64(rowID) } == Int64(rowID))
+            #expect(try index.find(UInt64(rowID) &* 0x9E37_79B9_7F4A_7C15) { $0 == Int64(rowID) } == Int64(rowID))
         }
-        #expect(index.find(12345) { _ in true } == nil)
+        #expect(try index.find(12345) { _ in true } == nil)
         #expect(RunKeyIndex(limit: 3).hasRoom)
     }
 
-    @Test func runKeyIndexFindsEveryKeyAcrossItsParts() {
+    @Test func runKeyIndexFindsEveryKeyAcrossItsParts() throws {
         // Parts grow one at a time: every key is still found after many growths, and the slots
         // stay within twice what 3/4 fill needs (powers of two).
         var index = RunKeyIndex(limit: .max, initialBits: 6)
         var rng = SplitMix64(seed: 3)
         let hashes = (0..<60_000).map { _ in rng.next() }
-        for (i, hash) in hashes.enumerated() { index.insert(hash, rowID: Int64(i + 1)) }
+        for (i, hash) in hashes.enumerated() { try index.insert(hash, rowID: Int64(i + 1)) }
         #expect(index.count == hashes.count)
         var missing = 0
-        for (i, hash) in hashes.enumerated() where index.find(hash, matches: { $0 == Int64(i + 1) }) == nil { missing += 1 }
+        for (i, hash) in hashes.enumerated() where try index.find(hash, matches: { $0 == Int64(i + 1) }) == nil { missing += 1 }
         #expect(missing == 0)
         #expect(index.byteCount <= hashes.count * 8 * 4 / 3 * 2, "\(index.byteCount) bytes")
         #expect(index.byteCount >= hashes.count * 8 * 4 / 3)
