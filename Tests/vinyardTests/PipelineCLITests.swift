@@ -77,6 +77,47 @@ let allSamples = [
         }
     }
 
+    /// A JSON object with the same key twice, or two keys matched to one field (`VIN` and `vin`),
+    /// loads the first value only: like a shadowed CSV column, the run says so once per input and
+    /// key pair, naming the file, both keys, the field and the first record's line, on standard
+    /// error and in the JSON report. The JSON samples have no such warning.
+    @Test(arguments: ["json", "jsonl"])
+    func duplicateJSONKeyIsReported(_ format: String) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("twice.\(format)")
+        let objects = [
+            #"{"vin": "1FTFW1E57KFA14352", "make": "Ford"}"#,
+            #"{"vin": "1HGCV1F52MA000123", "make": "Honda", "vin": "1C4PJMAK2CW184491"}"#,
+            #"{"VIN": "2HKRM3H38EH550410", "vin": "KNAFU4A2XD5739551", "make": "Honda"}"#,
+            #"{"vin": "JM1GJ1W65E1143959", "make": "Mazda", "vin": "4JGBB86E06A006500"}"#,
+        ]
+        let text = format == "json" ? "[\n" + objects.joined(separator: ",\n") + "\n]\n" : objects.joined(separator: "\n") + "\n"
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        let line = format == "json" ? 3 : 2
+        let out = dir.appendingPathComponent("out.csv").path
+        for command in [["validate", file.path, "--report", "json", "--quiet"], ["convert", file.path, "-o", out, "--quiet"]] {
+            let r = try runVinyard(command)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stderr.contains("warning: \(file.path): keys 'vin' and 'vin' both map to field vin (first at line \(line))"),
+                    "\(command[0]): \(r.stderr)")
+            #expect(r.stderr.contains("keys 'VIN' and 'vin' both map to field vin (first at line \(line + 1))"),
+                    "\(command[0]): \(r.stderr)")
+            // Once per key pair, not once per record.
+            #expect(r.stderr.components(separatedBy: "keys 'vin' and 'vin'").count == 2, "\(r.stderr)")
+            if command[0] == "validate" {
+                let warnings = try ParsedReport(r).inputs.first?["warnings"] as? [String] ?? []
+                #expect(warnings.count == 2, "\(warnings)")
+            }
+        }
+        for path in [sample("fleet.jsonl"), sample("autoscout.json"), sample("random-vehicle.json"),
+                     sample("fleet-record.json"), sample("locations.json")] {
+            let clean = try runVinyard(["validate", path, "--report", "json", "--quiet"])
+            #expect(!clean.stderr.contains("warning:"), "\(clean.stderr)")
+            #expect(try ParsedReport(clean).inputs.first?["warnings"] as? [String] == [])
+        }
+    }
+
     @Test func textReportShowsInvariantAndPlaces() throws {
         let r = try runVinyard(["validate", sample("fleet.csv")])
         #expect(r.status == 1)

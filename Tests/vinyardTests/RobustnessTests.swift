@@ -235,6 +235,31 @@ func expectCleanExit(_ r: RunResult, _ label: String, sourceLocation: SourceLoca
         }
     }
 
+    /// A damaged SQLite file (a Vinyard database cut short, or with its schema page overwritten) is
+    /// malformed input too, not an I/O error: exit 65, and the file is left as it was.
+    @Test(arguments: ["truncated", "schema page"])
+    func damagedDatabaseIsLeftUntouched(_ damage: String) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db")
+        try #require(try runVinyard(["import", sample("fleet.csv"), "--db", db.path, "--quiet"]).status == 0)
+        var bytes = try Data(contentsOf: db)
+        try #require(bytes.count > 3 * 4096)
+        if damage == "truncated" {
+            bytes = bytes.prefix(512)
+        } else {
+            bytes.replaceSubrange(100..<4096, with: Data(repeating: 0xFF, count: 3996))
+        }
+        try bytes.write(to: db)
+        for args in [["import", sample("fleet.csv"), "--db", db.path], ["stats", "--db", db.path]] {
+            let r = try runVinyard(args, timeout: 30)
+            expectCleanExit(r, args[0])
+            #expect(r.status == 65, "\(args[0]): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(db.path), "\(r.stderr)")
+            #expect(try Data(contentsOf: db) == bytes, "\(args[0]) changed the damaged file")
+        }
+    }
+
     @Test func uncreatableDatabasePaths() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

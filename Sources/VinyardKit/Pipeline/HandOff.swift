@@ -31,6 +31,8 @@ final class RecordBatch: @unchecked Sendable {
     var mappingFailure: (any Error)?
     /// The input's last batch.
     var isLast = false
+    /// JSON keys another key of the same record shadows, from the mapper (usually none).
+    var shadowedKeys: [(column: Mapper.ShadowedColumn, provenance: Provenance)] = []
 
     /// The field arrays of the batch's last records, collected by ``reset(sequence:mappingName:)``
     /// for the reader to fill again (``InputReader/recycle(_:)``): uniquely held, so the reader
@@ -57,6 +59,7 @@ final class RecordBatch: @unchecked Sendable {
         failure = nil
         mappingFailure = nil
         isLast = false
+        if !shadowedKeys.isEmpty { shadowedKeys = [] }
     }
 
     /// The record slot for the next mapped record.

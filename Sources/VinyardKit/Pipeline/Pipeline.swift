@@ -149,11 +149,20 @@ public final class Pipeline {
                 })
         }
         var sequence = 0
+        // JSON keys shadowed by another key of the same record, reported once per key pair (a CSV
+        // header's shadowed columns are reported above).
+        var shadowedKeys = Set<String>()
         while true {
             let batch = flow.takeMapped(sequence)
             sequence += 1
             do {
                 if let failure = batch.mappingFailure { throw failure }
+                if reader.csvHeader == nil {
+                    for (column, provenance) in batch.shadowedKeys
+                    where shadowedKeys.insert("\(column.winnerName)\u{0}\(column.name)\u{0}\(column.field)").inserted {
+                        input.warnings.append(column.keyMessage(line: provenance.line))
+                    }
+                }
                 try consume(batch, sink: sink, input: &input, report: &report)
             } catch {
                 flow.cancel()
@@ -353,6 +362,7 @@ final class RecordChecker {
                 batch.rowHashes[slot] = rowHash
             }
         }
+        batch.shadowedKeys = mapper.takeShadowedKeys()
     }
 
     /// Runs the VIN engine on the record's `vin` (when the schema has one and the record carries

@@ -81,8 +81,13 @@ public final class CSVReader: RecordReader {
                 "\(inputName): binary data (a NUL byte at byte \(buffer.base + nul)) where CSV text was expected; is this a text file?"
             )
         }
+        // Excel's `sep=;` first line names the delimiter and precedes the header.
+        let excelDelimiter = Self.skipExcelSeparatorLine(buffer)
+        if excelDelimiter != nil { line += 1 }
         if let forced {
             delimiter = forced
+        } else if let excelDelimiter {
+            delimiter = excelDelimiter
         } else {
             delimiter = try Self.detectDelimiter(buffer, inputName: inputName, fallback: defaultDelimiter ?? UInt8(ascii: ","))
         }
@@ -347,6 +352,25 @@ public final class CSVReader: RecordReader {
             }
             self.lastFields = fields
             return (fields, flagged)
+        }
+    }
+
+    /// Consumes a first line `sep=X` (any case; X one printable ASCII character other than a quote,
+    /// then the line's end), which spreadsheet programs write to name the delimiter, and returns X.
+    private static func skipExcelSeparatorLine(_ buffer: InputBuffer) -> UInt8? {
+        buffer.withBytes { p -> UInt8? in
+            let i = buffer.start, n = buffer.end
+            guard n - i >= 5, p[i] | 0x20 == UInt8(ascii: "s"), p[i + 1] | 0x20 == UInt8(ascii: "e"),
+                p[i + 2] | 0x20 == UInt8(ascii: "p"), p[i + 3] == UInt8(ascii: "=")
+            else { return nil }
+            let d = p[i + 4]
+            guard (d == 0x09 || (d >= 0x20 && d < 0x7F)), d != UInt8(ascii: "\""), d != UInt8(ascii: " ") else { return nil }
+            var j = i + 5
+            if j < n, p[j] == 0x0D { j += 1 }
+            if j < n, p[j] == 0x0A { j += 1 }
+            guard j > i + 5 || j == n else { return nil }
+            buffer.start = j
+            return d
         }
     }
 

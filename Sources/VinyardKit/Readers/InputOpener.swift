@@ -100,7 +100,7 @@ public final class InputReader: RecordReader {
 /// gzip is detected by its magic bytes. The format is `options.format` when set; else the name
 /// decides (`.csv`, `.tsv`, `.json`, `.jsonl`, `.ndjson`, after stripping `.gz`); else the content:
 /// a first non-whitespace byte `[` means JSON; `{` means JSON Lines when a complete object is
-/// followed, on a later line, by another `{` (the rest of its line being blank), else JSON;
+/// followed, on a later line, by anything (the rest of its line being blank), else JSON;
 /// anything else is CSV. An empty input read as CSV or JSON Lines has zero records.
 /// - Throws: `.missingInput` (absent file, directory), `.malformedInput` (corrupt gzip, binary data,
 ///   JSON syntax), `.usage` (ambiguous delimiter).
@@ -178,6 +178,8 @@ func sniffFormat(_ buffer: InputBuffer) throws -> InputFormat {
         while j < p.count, p[j] == 0x20 || p[j] == 0x09 || p[j] == 0x0D { j += 1 }
         guard j < p.count, p[j] == 0x0A else { return .json }
         while j < p.count, isWS(p[j]) { j += 1 }
-        return j < p.count && p[j] == UInt8(ascii: "{") ? .jsonl : .json
+        // More after the object's line: JSON Lines, whose later lines are read (or rejected) one
+        // by one; as JSON, anything after the top-level value would end the input with an error.
+        return j < p.count ? .jsonl : .json
     }
 }

@@ -74,6 +74,13 @@ public final class Mapper {
 
     private var layoutNames: [String] = []
     private var layoutPlan: [PlanEntry] = []
+    /// The keys of the last layout that another key of it shadows (usually none).
+    private var layoutShadowed: [ShadowedColumn] = []
+    /// Whether the last layout's shadowed keys are already in `pendingShadowed`.
+    private var layoutNoted = true
+    /// Shadowed keys of the layouts mapped since the last ``takeShadowedKeys()``, each with the
+    /// first record that had them.
+    private var pendingShadowed: [(column: ShadowedColumn, provenance: Provenance)] = []
     private var slotsByName: [String: [Slot]] = [:]
     private var datePatterns: [DatePattern] = []
 
@@ -202,6 +209,8 @@ public final class Mapper {
         entries.sort { ($0.slot.priority, $0.rawIndex) < ($1.slot.priority, $1.rawIndex) }
         layoutNames = fields.map(\.name)
         layoutPlan = entries
+        layoutShadowed = shadowed(entries, names: layoutNames)
+        layoutNoted = layoutShadowed.isEmpty
         return entries
     }
 
@@ -229,6 +238,14 @@ public final class Mapper {
                 + "column \(column) is read only where column \(winnerColumn) is empty, and its other values are not loaded; "
                 + "rename or drop one of them"
         }
+
+        /// The same for two keys of a JSON record, whose position says little:
+        /// `keys 'vin' and 'vin' both map to field vin (first at line 3): the second is read only where the first is empty`.
+        public func keyMessage(line: Int) -> String {
+            "keys '\(winnerName)' and '\(name)' both map to field \(field) (first at line \(line)): "
+                + "the second is read only where the first is empty, and its other values are not loaded; "
+                + "rename or drop one of them"
+        }
     }
 
     /// The columns of a header (CSV) that another column of it shadows. A precedence the source
@@ -237,10 +254,14 @@ public final class Mapper {
     /// headers matched through the schema's names and aliases, are.
     /// - Complexity: O(*h* log *h*) for *h* header names; run once per header, not per row.
     public func shadowedColumns(_ names: [String]) -> [ShadowedColumn] {
+        shadowed(plan(for: names.map { RawField($0, .null) }), names: names)
+    }
+
+    private func shadowed(_ plan: [PlanEntry], names: [String]) -> [ShadowedColumn] {
         var out: [ShadowedColumn] = []
         // Field index → the winning column (0-based) and whether it came from the mapping's list.
         var winners: [Int: Int] = [:]
-        for entry in plan(for: names.map { RawField($0, .null) }) {
+        for entry in plan {
             let field: Int
             switch entry.slot.kind {
             case .assign(let f, _, _, _): field = f
@@ -261,6 +282,16 @@ public final class Mapper {
         return out.sorted { $0.column < $1.column }
     }
 
+    /// The keys another key of the same record shadows (`{"vin": …, "vin": …}`, or `VIN` and
+    /// `vin`), found in the records mapped since the last call: once per key layout, with the
+    /// first record that had it. For JSON records, whose keys can change from record to record
+    /// (a CSV header is checked once with ``shadowedColumns(_:)``).
+    func takeShadowedKeys() -> [(column: ShadowedColumn, provenance: Provenance)] {
+        layoutNoted = layoutShadowed.isEmpty
+        defer { pendingShadowed.removeAll() }
+        return pendingShadowed
+    }
+
     // MARK: Mapping
 
     /// Maps one raw record. Never throws: whatever is wrong becomes a finding on the record.
@@ -276,6 +307,10 @@ public final class Mapper {
     /// destruction of the previous row's values).
     func map(_ raw: RawRecord, into record: inout CanonicalRecord) {
         let plan = plan(for: raw.fields)
+        if !layoutNoted {
+            layoutNoted = true
+            for column in layoutShadowed { pendingShadowed.append((column, raw.provenance)) }
+        }
         let known = self.known
         let fieldCount = typers.count
         // Moved out of the record so the storage is uniquely referenced; setting nils (and

@@ -148,6 +148,12 @@ public final class VinyardStore {
         if error.isNotADatabase {
             return VinyardError(.malformedInput, "\(path) is not a Vinyard database (not a valid SQLite file)", cause: error)
         }
+        if error.isCorrupt {
+            return VinyardError(
+                .malformedInput,
+                "\(path) is a damaged SQLite file; it was left untouched: restore it from a backup or choose another --db path",
+                cause: error)
+        }
         if error.isCantOpen {
             return VinyardError(
                 readOnly ? .missingInput : .cantCreate, "cannot open the database \(path)", cause: error)

@@ -44,6 +44,7 @@ struct Convert: ParsableCommand {
             guard input.inputs.count == 1, let path = input.inputs.first else {
                 throw VinyardError(.usage, "convert takes exactly one input (got \(input.inputs.count))")
             }
+            try checkOutputsAreNotRead([("-o", output), ("--rejects", rejects)], reads: [("input", path)])
             let outputFormat: OutputFormat
             if let format {
                 guard let f = OutputFormat(rawValue: format.lowercased()) else {

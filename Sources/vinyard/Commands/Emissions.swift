@@ -47,6 +47,7 @@ struct Emissions: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let output = query.output ?? "-"
+            try checkOutputsAreNotRead([("-o", output)], reads: [("database", query.db)])
             let reportFormat: EmissionsFormat
             if let format {
                 guard let f = EmissionsFormat(rawValue: format.lowercased()) else {

@@ -58,6 +58,7 @@ struct Export: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let output = query.output ?? "-"
+            try checkOutputsAreNotRead([("-o", output)], reads: [("database", query.db)])
             let exportFormat: ExportFormat
             if let format {
                 guard let f = ExportFormat(rawValue: format.lowercased()) else {

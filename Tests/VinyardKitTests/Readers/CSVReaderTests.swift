@@ -27,6 +27,22 @@ import Testing
         #expect(cr.compactMap(\.record).map(\.provenance.line) == [2, 3])
     }
 
+    /// Excel's `sep=;` first line names the delimiter; it is no header, and lines count from it.
+    @Test(arguments: ["sep=;\n", "\u{FEFF}sep=;\r\n", "SEP=;\r"])
+    func excelSeparatorLine(_ first: String) throws {
+        let (reader, items) = try read(first + "vin;make;price\n1HGCM82633A004352;Honda;12,5\n")
+        #expect(reader.delimiter == UInt8(ascii: ";"))
+        #expect(reader.header == ["vin", "make", "price"])
+        #expect(items.compactMap(\.record).map(\.strings) == [["1HGCM82633A004352", "Honda", "12,5"]])
+        #expect(items.first?.record?.provenance.line == 3)
+        // A forced delimiter still wins; the line is skipped either way.
+        let (forced, _) = try read(first + "vin|make\nX|Y\n", delimiter: UInt8(ascii: "|"))
+        #expect(forced.header == ["vin", "make"])
+        // Not the directive: a header that starts with the letters.
+        let (plain, _) = try read("sep=x,y\n1,2\n")
+        #expect(plain.header == ["sep=x", "y"])
+    }
+
     @Test func bomIsStripped() throws {
         let reader = try CSVReader(source: MemorySource([0xEF, 0xBB, 0xBF] + Array("vin,make\nX,Y\n".utf8)))
         #expect(reader.header == ["vin", "make"])

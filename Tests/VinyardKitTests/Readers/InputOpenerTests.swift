@@ -7,6 +7,10 @@ import Testing
         ("x.csv", "a,b\n1,2\n", InputFormat.csv), ("x.json", "[{\"a\":1}]", .json), ("x.jsonl", "{\"a\":1}\n", .jsonl),
         ("x.ndjson", "{\"a\":1}\n", .jsonl), ("x.txt", "  [{\"a\":1}]", .json), ("x.dat", "{\"a\":1}\n{\"a\":2}\n", .jsonl),
         ("x.dat", "{\"vehicles\":[{\"a\":1}]}\n", .json), ("x.dat", "a;b\n1;2\n", .csv),
+        // An object on its own line followed by more lines is JSON Lines whatever those lines
+        // hold (as JSON, anything after the top-level object ends the input with an error).
+        ("x.dat", "{\"a\":1}\ngarbage\n{\"a\":2}\n", .jsonl), ("x.dat", "{\"a\":1}\n# comment\n", .jsonl),
+        ("x.dat", "{\"a\":1}\r\n\r\n[1]\r\n", .jsonl), ("x.dat", "{\n  \"vehicles\": [{\"a\": 1}]\n}\n\n", .json),
     ])
     func detectsFormat(name: String, content: String, expected: InputFormat) throws {
         let path = try temporaryFile(name, Array(content.utf8))

@@ -1,0 +1,46 @@
+import Foundation
+import VinyardKit
+
+/// Refuses an output that is a file the same run reads (an input, the database) or another output
+/// of the run: opening it for writing truncates it before, or while, it is read (`validate a.csv
+/// --rejects a.csv` emptied a.csv; `convert a.csv -o a.csv` kept only the first rows).
+///
+/// Files are compared by device and inode when the output exists (so `./a.csv`, `dir/../a.csv`
+/// and links are caught), else by their standardized absolute paths. `-` (standard input or
+/// output) and outputs that are not regular files (`/dev/null`, pipes) are never refused.
+/// - Parameters:
+///   - outputs: the output options and their paths (nil: not given).
+///   - reads: what the run reads (`input`, `database`) and where.
+/// - Throws: `.usage` naming the option and the file.
+func checkOutputsAreNotRead(_ outputs: [(option: String, path: String?)], reads: [(what: String, path: String)]) throws {
+    let given = outputs.compactMap { o in o.path.map { (option: o.option, path: $0) } }.filter { $0.path != "-" }
+    for (n, output) in given.enumerated() {
+        guard let target = FileIdentity(output.path) else { continue }
+        if let read = reads.first(where: { $0.path != "-" && FileIdentity($0.path) == target }) {
+            let which = read.path == output.path ? "is also the \(read.what)" : "is the same file as the \(read.what) \(read.path)"
+            throw VinyardError(
+                .usage, "\(output.option) \(output.path) \(which) this run reads; writing it would destroy it: choose another file")
+        }
+        if let other = given[..<n].first(where: { FileIdentity($0.path) == target }) {
+            throw VinyardError(
+                .usage, "\(other.option) \(other.path) and \(output.option) \(output.path) are the same file; choose two different files")
+        }
+    }
+}
+
+/// A file as the system knows it: device and inode when it exists, else its absolute path.
+/// Nil for files that are not regular files (devices, pipes, directories).
+private enum FileIdentity: Equatable {
+    case inode(dev: UInt64, ino: UInt64)
+    case path(String)
+
+    init?(_ path: String) {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+            self = .inode(dev: UInt64(info.st_dev), ino: UInt64(info.st_ino))
+        } else {
+            self = .path(URL(fileURLWithPath: path).standardizedFileURL.path)
+        }
+    }
+}
