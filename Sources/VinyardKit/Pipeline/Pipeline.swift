@@ -108,8 +108,18 @@ public final class Pipeline {
         }
         input.source = mappingName ?? ""
         // A CSV column another column of the header shadows is named in the report, once per input.
+        // So are columns that no field takes (their values are not loaded anywhere but in rejects).
         if let mapper, let header = reader.csvHeader {
             input.warnings = mapper.shadowedColumns(header).map(\.message)
+            let unmapped = mapper.unmappedKeys(header).filter { !$0.isEmpty }
+            if !unmapped.isEmpty {
+                let names = unmapped.map { name in "'\(name)' (column \((header.firstIndex(of: name) ?? 0) + 1))" }
+                input.warnings.append(
+                    "\(unmapped.count == 1 ? "column" : "columns") \(names.joined(separator: ", ")) "
+                        + "\(unmapped.count == 1 ? "matches" : "match") no field of source \(mapper.mapping.name) and "
+                        + "\(unmapped.count == 1 ? "is" : "are") not loaded; to keep \(unmapped.count == 1 ? "it" : "them"), "
+                        + "rename the header to a field name or one of its aliases")
+            }
         }
         defer {
             input.bytes = reader.bytesRead
