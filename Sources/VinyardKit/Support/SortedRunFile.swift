@@ -164,43 +164,50 @@ final class SortedRunFile: @unchecked Sendable {
     }
 }
 
-/// A Bloom filter whose bits for one key all lie in one 512-bit block (one cache line): about
-/// 10 bits a key, 6 bits set per key (a false positive rate near 1%).
+/// A Bloom filter whose bits for one key all lie in one 512-bit block (one cache line): 16 bits a
+/// key, 8 bits set per key, about 0.1% false positives (measured in `SortedRunFileTests`; at 10
+/// bits and 6 set, about 1%, a 5M-key `validate` read a block of the file for 7% of its keys).
 struct BlockedBloom: Sendable {
     private var words: [UInt64]
     private let blocks: UInt64
 
     init(keys: Int) {
-        let blocks = max(1, (keys * 10 + 511) / 512)
+        let blocks = max(1, (keys * 16 + 511) / 512)
         self.blocks = UInt64(blocks)
         words = [UInt64](repeating: 0, count: blocks * 8)
     }
 
-    /// The block and the six bit positions of a key (from a remixed hash: the table's own hash
-    /// bits already chose its part).
+    /// The block (from the high bits of a remix of the key: the table's own hash bits already
+    /// chose its part) and two words of bit positions.
     @inline(__always)
-    private func positions(_ key: UInt64) -> (Int, UInt64) {
+    private func positions(_ key: UInt64) -> (Int, UInt64, UInt64) {
         var h = key ^ (key >> 33)
         h = h &* 0xFF51_AFD7_ED55_8CCD
         h ^= h >> 33
         h = h &* 0xC4CE_B9FE_1A85_EC53
         h ^= h >> 33
         let block = Int(truncatingIfNeeded: h.multipliedFullWidth(by: blocks).high)
-        return (block * 8, h)
+        let h2 = (h ^ (h >> 29)) &* 0x9E37_79B9_7F4A_7C15
+        return (block * 8, h, h2)
+    }
+
+    @inline(__always)
+    private static func bit(_ j: Int, _ h: UInt64, _ h2: UInt64) -> UInt64 {
+        j < 4 ? (h >> UInt64(j * 9)) & 511 : (h2 >> UInt64((j - 4) * 9 + 20)) & 511
     }
 
     mutating func insert(_ key: UInt64) {
-        let (base, h) = positions(key)
-        for j in 0..<6 {
-            let bit = (h >> UInt64(j * 9)) & 511
+        let (base, h, h2) = positions(key)
+        for j in 0..<8 {
+            let bit = Self.bit(j, h, h2)
             words[base + Int(bit >> 6)] |= 1 << (bit & 63)
         }
     }
 
     func mayContain(_ key: UInt64) -> Bool {
-        let (base, h) = positions(key)
-        for j in 0..<6 {
-            let bit = (h >> UInt64(j * 9)) & 511
+        let (base, h, h2) = positions(key)
+        for j in 0..<8 {
+            let bit = Self.bit(j, h, h2)
             if words[base + Int(bit >> 6)] & (1 << (bit & 63)) == 0 { return false }
         }
         return true
