@@ -6,14 +6,14 @@ struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write deterministic, realistic fleet data for benchmarks and tests.",
         discussion: """
-            Rows have 13 columns (vin, make, model, model_year, color, fuel_type, transmission,
-            odometer_km, license_plate, status, latitude, longitude, first_registration). VINs carry
-            correct check digits across many WMIs; makes, models and model years agree with the VIN;
+            Rows have 13 columns (vin, make, model, model_year, color, fuel_type, transmission, \
+            odometer_km, license_plate, status, latitude, longitude, first_registration). VINs carry \
+            correct check digits across many WMIs; makes, models and model years agree with the VIN; \
             fuel types come in mixed spellings (Petrol, Benzin, gasoline, EV, ...).
 
-            With --dirty RATE, that fraction of rows carries exactly one defect drawn from the
-            finding codes (wrong check digit, I/O/Q, short VIN, placeholder, latitude out of range,
-            swapped or incomplete coordinates, unknown status, non-numeric odometer, duplicate,
+            With --dirty RATE, that fraction of rows carries exactly one defect drawn from the \
+            finding codes (wrong check digit, I/O/Q, short VIN, placeholder, latitude out of range, \
+            swapped or incomplete coordinates, unknown status, non-numeric odometer, duplicate, \
             conflicting duplicate). --truth FILE writes the counts a validation must report.
 
             Examples:
