@@ -184,6 +184,12 @@ import VinyardKit
         let export = try runVinyard(["export", "--help"])
         #expect(export.stdout.contains("vinyard export --db fleet.db --where make=BMW --where 'year>=2015'"))
         #expect(export.stdout.contains("--raw-cells"))
+        // The discussion describes how text values match (normalized, any case), not the old
+        // exact comparison, and how an `in` value keeps its commas.
+        let prose = export.stdout.replacingOccurrences(of: "\n", with: " ")
+        #expect(!prose.contains("others compare as text, exactly"))
+        #expect(prose.contains("fuel_type=Petrol finds gasoline"))
+        #expect(prose.contains("in 'Berlin, Mitte',Paris"))
         let emissions = try runVinyard(["emissions", "--help"])
         #expect(emissions.stdout.contains("--tiers 5000:1,*:1.5"))
         #expect(emissions.stdout.contains("vinyard emissions --db fleet.db --where make=Toyota"))
