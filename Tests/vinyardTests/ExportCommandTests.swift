@@ -156,6 +156,25 @@ import VinyardKit
         #expect(r.stdout.hasSuffix("1 vehicle without a usable odometer_km reading (not estimated):\n  WBAKS410X00C12345\n"))
     }
 
+    /// The text table stays aligned when a vehicle keyed without a VIN shows its key, longer than
+    /// a VIN, in the vin column: on the bundled samples, `[autoscout:271004312]` pushed the
+    /// other columns of its row four characters to the right.
+    @Test func emissionsTextTableIsAlignedOnSamples() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("s.db").path
+        let samples = ["fleet.csv", "autoscout.json", "fleet-record.json"].map { packageRoot.appendingPathComponent("Samples/" + $0).path }
+        #expect(try runVinyard(["import"] + samples + ["--db", db]).status == 0)
+        let r = try runVinyard(["emissions", "--db", db])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let header = try #require(lines.firstIndex { $0.hasPrefix("vin ") })
+        let table = lines[header...].prefix { !$0.isEmpty }
+        #expect(table.contains { $0.hasPrefix("[autoscout:271004312]") })
+        #expect(table.count > 10)
+        #expect(Set(table.map(\.count)).count == 1, "\(table.joined(separator: "\n"))")
+    }
+
     @Test func emissionsFilesReportMissingOnStderr() throws {
         let (dir, db) = try makeDatabase()
         let out = dir.appendingPathComponent("e.csv").path
