@@ -44,8 +44,10 @@ struct Decode: ParsableCommand {
             var inputs: [String] = []
             for vin in vins {
                 if vin == "-" {
+                    // A byte-order mark (a list saved by a Windows editor) is not part of a VIN.
+                    let ignored = CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}"))
                     while let line = readLine(strippingNewline: true) {
-                        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                        let trimmed = line.trimmingCharacters(in: ignored)
                         if !trimmed.isEmpty { inputs.append(trimmed) }
                     }
                 } else {
