@@ -69,6 +69,20 @@ import Testing
         #expect(truth["rejected"] as? Int == defects.values.reduce(0, +) - (truth["duplicates"] as? Int ?? -1))
     }
 
+    /// A --truth path that cannot be written fails at once, before any row is generated, with a
+    /// one-line message (it failed after writing all rows, with a Foundation error dump).
+    @Test func unwritableTruthFailsFirst() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("d.csv").path
+        let truth = dir.appendingPathComponent("missing/truth.json").path
+        let r = try runVinyard(["generate", "--rows", "10", "-o", out, "--truth", truth])
+        #expect(r.status == 73)
+        #expect(r.stderr.hasPrefix("error: \(truth): cannot create"), "\(r.stderr)")
+        #expect(!r.stderr.contains("NSCocoaErrorDomain"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
     @Test func gzipOutputReadsBack() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -42,6 +42,8 @@ struct Generate: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let format = format.flatMap(OutputFormat.init(rawValue:)) ?? OutputFormat(fileName: output) ?? .csv
+            // The truth file first: a path that cannot be written fails before any row is made.
+            let truthSink = try truth.map { try openOutput(path: $0) }
             let sink = try openOutput(path: output)
             let columns = FleetGenerator.columns
             let numeric: Set<Int> = [3, 7, 10, 11]
@@ -69,14 +71,12 @@ struct Generate: ParsableCommand {
                 }
                 try writer.finish()
             }
-            if let truth {
+            if let truthSink {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                do {
-                    try encoder.encode(result).write(to: URL(fileURLWithPath: truth))
-                } catch {
-                    throw VinyardError(.cantCreate, "\(truth): cannot write the truth file", cause: error)
-                }
+                let json = try encoder.encode(result)
+                try json.withUnsafeBytes { try truthSink.write($0) }
+                try truthSink.close()
             }
         }
     }
