@@ -39,6 +39,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable, Hashable {
 
     var isBusy: Bool { primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED }
     var isNotADatabase: Bool { primaryCode == SQLITE_NOTADB }
+    var isCorrupt: Bool { primaryCode == SQLITE_CORRUPT }
     var isCantOpen: Bool { primaryCode == SQLITE_CANTOPEN }
     var isDiskFull: Bool { primaryCode == SQLITE_FULL || primaryCode == SQLITE_IOERR }
     var isReadOnly: Bool { primaryCode == SQLITE_READONLY }

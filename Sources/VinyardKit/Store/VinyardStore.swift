@@ -145,6 +145,11 @@ public final class VinyardStore {
         if error.isNotADatabase {
             return VinyardError(.malformedInput, "\(path) is not a Vinyard database (not a valid SQLite file)", cause: error)
         }
+        if error.isCorrupt {
+            return VinyardError(
+                .malformedInput, "\(path) is damaged (\(error.message)); it was left untouched: restore it from a copy",
+                cause: nil)
+        }
         if error.isCantOpen {
             return VinyardError(
                 readOnly ? .missingInput : .cantCreate, "cannot open the database \(path)", cause: error)
