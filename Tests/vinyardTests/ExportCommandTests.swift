@@ -220,6 +220,22 @@ import VinyardKit
         #expect(r.status == 66)
     }
 
+    /// An empty file as --db (a database nothing was imported into) says so for every table; it
+    /// offered "choose one of: rejects, findings, duplicates, import_runs", none of which exists.
+    @Test func emptyDatabaseFile() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("empty.db").path
+        #expect(FileManager.default.createFile(atPath: db, contents: Data()))
+        for args in [["export"], ["export", "--table", "rejects"], ["emissions"]] {
+            let r = try runVinyard(args + ["--db", db])
+            #expect(r.status == 64, "\(args)")
+            #expect(r.stderr.contains("the database is empty"), "\(args): \(r.stderr)")
+            #expect(!r.stderr.contains("choose one of"), "\(args): \(r.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)).isEmpty)
+    }
+
     /// `=`, `!=` and `in` on text fields match as input is stored: the value is normalized like an
     /// imported one (fuel synonyms, make spellings, VIN folding, enum case) and compared without
     /// regard to case; the expected rows come from an unfiltered export of the same database.
