@@ -14,8 +14,8 @@ struct Vinyard: ParsableCommand {
               vinyard emissions --db fleet.db
               vinyard decode 1HGCM82633A004352
 
-            Exit status: 0 success; 1 validate found errors (or import --strict rejected
-            records); 64 usage; 65 malformed input; 66 missing input; 73 cannot create output;
+            Exit status: 0 success; 1 validate found errors (or import --strict rejected \
+            records); 64 usage; 65 malformed input; 66 missing input; 73 cannot create output; \
             74 I/O or database error.
 
             Shell completion: vinyard --generate-completion-script bash|zsh|fish

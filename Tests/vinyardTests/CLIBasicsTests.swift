@@ -12,6 +12,25 @@ import Testing
         let r = try runVinyard(["no-such-command"])
         #expect(r.status == 64)
     }
+
+    /// The help discussions are prose that argument-parser wraps at 80 columns: a hard line break
+    /// inside a sentence left a stub line ("was (also") before the rest of the sentence.
+    @Test(arguments: [
+        [], ["import"], ["validate"], ["export"], ["emissions"], ["convert"], ["decode"], ["generate"], ["stats"],
+    ])
+    func helpProseIsNotBrokenMidSentence(_ command: [String]) throws {
+        let r = try runVinyard(command + ["--help"], environment: ["COLUMNS": "80"])
+        #expect(r.status == 0)
+        let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var stubs: [String] = []
+        for (line, next) in zip(lines, lines.dropFirst()) {
+            guard let first = line.first, !first.isWhitespace, line.count < 50, let end = line.last,
+                !".:".contains(end), let nextFirst = next.first, !nextFirst.isWhitespace
+            else { continue }
+            stubs.append(line + " ⏎ " + next)
+        }
+        #expect(stubs.isEmpty, "\(command): \(stubs)")
+    }
 }
 
 /// A report that cannot be written (a full disk, a closed standard output) is an I/O error, exit

@@ -42,6 +42,18 @@ import Testing
         #expect(array[2]["valid"] as? Bool == false)
     }
 
+    /// A VIN list saved by a Windows editor starts with a UTF-8 byte-order mark: it is not part of
+    /// the first VIN (which was reported as 18 characters, INVALID).
+    @Test func standardInputWithByteOrderMark() throws {
+        let input = Data([0xEF, 0xBB, 0xBF]) + Data("1FTFW1E57KFA14352\r\nJM1GJ1W65E1143959\r\n".utf8)
+        let r = try runVinyard(["decode", "-", "--format", "json"], stdin: input)
+        #expect(r.status == 0)
+        let array = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]])
+        #expect(array.count == 2)
+        #expect(array.first?["vin"] as? String == "1FTFW1E57KFA14352")
+        #expect(array.first?["valid"] as? Bool == true)
+    }
+
     @Test func textListsFindingsFirst() throws {
         let r = try runVinyard(["decode", "WVWZZZ1JZXW000001", "12345678901234567"])
         #expect(r.status == 0)

@@ -156,6 +156,25 @@ import VinyardKit
         #expect(r.stdout.hasSuffix("1 vehicle without a usable odometer_km reading (not estimated):\n  WBAKS410X00C12345\n"))
     }
 
+    /// The text table stays aligned when a vehicle keyed without a VIN shows its key, longer than
+    /// a VIN, in the vin column: on the bundled samples, `[autoscout:271004312]` pushed the
+    /// other columns of its row four characters to the right.
+    @Test func emissionsTextTableIsAlignedOnSamples() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("s.db").path
+        let samples = ["fleet.csv", "autoscout.json", "fleet-record.json"].map { packageRoot.appendingPathComponent("Samples/" + $0).path }
+        #expect(try runVinyard(["import"] + samples + ["--db", db]).status == 0)
+        let r = try runVinyard(["emissions", "--db", db])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let header = try #require(lines.firstIndex { $0.hasPrefix("vin ") })
+        let table = lines[header...].prefix { !$0.isEmpty }
+        #expect(table.contains { $0.hasPrefix("[autoscout:271004312]") })
+        #expect(table.count > 10)
+        #expect(Set(table.map(\.count)).count == 1, "\(table.joined(separator: "\n"))")
+    }
+
     @Test func emissionsFilesReportMissingOnStderr() throws {
         let (dir, db) = try makeDatabase()
         let out = dir.appendingPathComponent("e.csv").path
@@ -184,6 +203,12 @@ import VinyardKit
         let export = try runVinyard(["export", "--help"])
         #expect(export.stdout.contains("vinyard export --db fleet.db --where make=BMW --where 'year>=2015'"))
         #expect(export.stdout.contains("--raw-cells"))
+        // The discussion describes how text values match (normalized, any case), not the old
+        // exact comparison, and how an `in` value keeps its commas.
+        let prose = export.stdout.replacingOccurrences(of: "\n", with: " ")
+        #expect(!prose.contains("others compare as text, exactly"))
+        #expect(prose.contains("fuel_type=Petrol finds gasoline"))
+        #expect(prose.contains("in 'Berlin, Mitte',Paris"))
         let emissions = try runVinyard(["emissions", "--help"])
         #expect(emissions.stdout.contains("--tiers 5000:1,*:1.5"))
         #expect(emissions.stdout.contains("vinyard emissions --db fleet.db --where make=Toyota"))
@@ -193,6 +218,22 @@ import VinyardKit
         let dir = try makeTemporaryDirectory()
         let r = try runVinyard(["export", "--db", dir.appendingPathComponent("none.db").path])
         #expect(r.status == 66)
+    }
+
+    /// An empty file as --db (a database nothing was imported into) says so for every table; it
+    /// offered "choose one of: rejects, findings, duplicates, import_runs", none of which exists.
+    @Test func emptyDatabaseFile() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("empty.db").path
+        #expect(FileManager.default.createFile(atPath: db, contents: Data()))
+        for args in [["export"], ["export", "--table", "rejects"], ["emissions"]] {
+            let r = try runVinyard(args + ["--db", db])
+            #expect(r.status == 64, "\(args)")
+            #expect(r.stderr.contains("the database is empty"), "\(args): \(r.stderr)")
+            #expect(!r.stderr.contains("choose one of"), "\(args): \(r.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)).isEmpty)
     }
 
     /// `=`, `!=` and `in` on text fields match as input is stored: the value is normalized like an

@@ -50,6 +50,39 @@ import Testing
         #expect(report.findings["key.conflict", default: 0] == expected["key.conflict", default: 0])
     }
 
+    /// `--dirty RATE` puts a defect in exactly RATE × rows rows (rounded), not in each row with
+    /// probability RATE: 20,000 rows at 0.1 have 2,000 defects, whatever the seed.
+    @Test(arguments: [(20000, 0.1, 7), (1000, 0.05, 1), (333, 0.5, 2), (10, 1.0, 3), (7, 0.01, 4)])
+    func dirtyRateIsExact(_ rows: Int, _ rate: Double, _ seed: Int) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let truthPath = dir.appendingPathComponent("truth.json").path
+        let g = try runVinyard([
+            "generate", "--rows", "\(rows)", "--dirty", "\(rate)", "--seed", "\(seed)", "-o",
+            dir.appendingPathComponent("d.csv").path, "--truth", truthPath,
+        ])
+        #expect(g.status == 0, "\(g.stderr)")
+        let truth = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: truthPath))) as? [String: Any])
+        let defects = truth["defects"] as? [String: Int] ?? [:]
+        #expect(defects.values.reduce(0, +) == Int((Double(rows) * rate).rounded()))
+        #expect(truth["rejected"] as? Int == defects.values.reduce(0, +) - (truth["duplicates"] as? Int ?? -1))
+    }
+
+    /// A --truth path that cannot be written fails at once, before any row is generated, with a
+    /// one-line message (it failed after writing all rows, with a Foundation error dump).
+    @Test func unwritableTruthFailsFirst() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("d.csv").path
+        let truth = dir.appendingPathComponent("missing/truth.json").path
+        let r = try runVinyard(["generate", "--rows", "10", "-o", out, "--truth", truth])
+        #expect(r.status == 73)
+        #expect(r.stderr.hasPrefix("error: \(truth): cannot create"), "\(r.stderr)")
+        #expect(!r.stderr.contains("NSCocoaErrorDomain"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
     @Test func gzipOutputReadsBack() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

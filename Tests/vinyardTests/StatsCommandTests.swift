@@ -58,4 +58,21 @@ import VinyardKit
         #expect(refused.stderr.contains("is not a Vinyard database"))
         #expect(try Data(contentsOf: text) == Data("hello\n".utf8))
     }
+
+    /// A damaged SQLite file (its header intact, its first page overwritten) is malformed input,
+    /// exit 65 with a message that says so, for stats and export alike; it was exit 74 with the
+    /// SQL of the query that tripped over it.
+    @Test func damagedDatabaseIsMalformedInput() throws {
+        let path = try makeDatabase()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try #require(bytes.count > 4096)
+        bytes.replaceSubrange(100..<4096, with: Data(repeating: 0x5A, count: 3996))
+        try bytes.write(to: URL(fileURLWithPath: path))
+        for command in [["stats"], ["export"], ["emissions"]] {
+            let r = try runVinyard(command + ["--db", path])
+            #expect(r.status == 65, "\(command): \(r.stderr)")
+            #expect(r.stderr.contains("is damaged"), "\(command): \(r.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+    }
 }

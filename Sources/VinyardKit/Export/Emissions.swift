@@ -103,8 +103,14 @@ public struct EmissionsCalculator {
             select: select, conditions: query.conditions, extraTerms: extraTerms, sort: sort, limit: query.limit)
 
         var summary = try missing(table: table, conditions: query.conditions, usable: usable)
+        // The text table shows a vehicle without a VIN as `[key]` in the vin column: as wide as
+        // the longest such key, so the other columns stay aligned.
+        var keyWidth = 0
+        if format == .text, let vin = output.first(where: { $0?.name == "vin" }) ?? nil {
+            keyWidth = try longestKey(table: table, conditions: query.conditions, extraTerms: extraTerms, vin: vin)
+        }
         let statement = try store.prepareQuery(compiled.sql, arguments: compiled.arguments)
-        var writer = EmissionsWriter(sink: sink, format: format, columns: output, tiers: tiers)
+        var writer = EmissionsWriter(sink: sink, format: format, columns: output, tiers: tiers, bracketedKeyWidth: keyWidth)
         let odometerIndex = shown.count
         let keyIndex = odometerIndex + 1
         var total = Decimal(0)
@@ -137,6 +143,24 @@ public struct EmissionsCalculator {
             throw VinyardError(.store, "reading \(table.name) from \(store.path) failed", cause: error)
         }
         return summary
+    }
+
+    /// The length of the longest key of a row `conditions` and `extraTerms` select whose `vin` is
+    /// null, plus two for the brackets (0 when there is none).
+    private func longestKey(table: ExportTable, conditions: [Condition], extraTerms: [String], vin: ExportTable.Column)
+        throws -> Int
+    {
+        let (terms, arguments) = try table.whereTerms(conditions)
+        let whereSQL = (terms + extraTerms + ["\(quoteIdentifier(vin.name)) IS NULL"]).joined(separator: " AND ")
+        do {
+            let statement = try store.prepareQuery(
+                "SELECT max(length(\(quoteIdentifier(table.keyColumn)))) FROM \(quoteIdentifier(table.name)) WHERE \(whereSQL)",
+                arguments: arguments)
+            guard try statement.step(), !statement.isNull(0) else { return 0 }
+            return Int(statement.int64(0)) + 2
+        } catch let error as StoreError {
+            throw VinyardError(.store, "reading \(table.name) from \(store.path) failed", cause: error)
+        }
     }
 
     private func missing(table: ExportTable, conditions: [Condition], usable: String) throws -> EmissionsSummary {
@@ -195,14 +219,18 @@ struct EmissionsWriter {
     private let tiers: EmissionTiers
     private var rows = 0
 
-    init(sink: any ByteSink, format: EmissionsFormat, columns: [ExportTable.Column?], tiers: EmissionTiers) {
+    /// `bracketedKeyWidth`: the widest `[key]` the text table shows in the vin column.
+    init(
+        sink: any ByteSink, format: EmissionsFormat, columns: [ExportTable.Column?], tiers: EmissionTiers,
+        bracketedKeyWidth: Int = 0
+    ) {
         out = OutputBuffer(sink: sink)
         self.format = format
         self.tiers = tiers
         names = columns.map { $0?.name ?? "emissions" }
         numeric = columns.map { $0?.kind.isNumeric ?? true }
         widths = zip(names, numeric).map { name, numeric in
-            max(name.count, name == "vin" ? 17 : numeric ? 12 : 16)
+            max(name.count, name == "vin" ? max(17, bracketedKeyWidth) : numeric ? 12 : 16)
         }
     }
 

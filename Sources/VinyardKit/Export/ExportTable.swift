@@ -43,6 +43,9 @@ public struct ExportTable: Sendable, Hashable {
     ///   the tables that are).
     public init(store: VinyardStore, table: String) throws {
         let schemaTables = try store.schemaTableNames()
+        guard store.isInitialized else {
+            throw VinyardError(.usage, "table '\(table)' does not exist in \(store.path): the database is empty")
+        }
         let exportable = schemaTables + Self.auxiliaryTables
         guard let resolved = exportable.first(where: { $0.lowercased() == table.lowercased() }) else {
             throw VinyardError(

@@ -2,7 +2,8 @@
 ///
 /// Operators: `=`, `!=`, `<`, `<=`, `>`, `>=`, `~` (case-insensitive contains) and the word `in`
 /// (comma-separated values). A value may be wrapped in one pair of matching `'` or `"` quotes
-/// (`make='Land Rover'`); the quotes are removed, nothing else is interpreted. The value only
+/// (`make='Land Rover'`, and in an `in` list `address in 'Berlin, Mitte',Paris`, where a quoted
+/// value keeps its commas); the quotes are removed, nothing else is interpreted. The value only
 /// ever reaches SQLite as a bound parameter.
 public struct Condition: Sendable, Hashable {
     public enum Operator: String, Sendable, Hashable, CaseIterable {
@@ -80,7 +81,7 @@ public struct Condition: Sendable, Hashable {
             // `in (a,b,c)`, as SQL writes it, is `in a,b,c`.
             var list = Substring(rawValue)
             if list.hasPrefix("("), list.hasSuffix(")"), list.count >= 2 { list = list.dropFirst().dropLast() }
-            values = list.split(separator: ",", omittingEmptySubsequences: false).map { unquoted(trimmed(String($0))) }
+            values = inList(list).map { unquoted(trimmed($0)) }
             if values.allSatisfy(\.isEmpty) { throw usage("'in' needs at least one value") }
             if values.count > maxInValues { throw usage("'in' takes at most \(maxInValues) values") }
         } else {
@@ -108,6 +109,32 @@ public struct Condition: Sendable, Hashable {
             i += 1
         }
         return nil
+    }
+
+    /// Splits an `in` list at commas, except inside a value quoted as a whole (`'Berlin, Mitte'`);
+    /// a quote after the first character of a value (`O'Brien`) is just a character, and an
+    /// unterminated quote splits at every comma.
+    private static func inList(_ list: Substring) -> [String] {
+        var values: [String] = []
+        var current = ""
+        var quote: Character?
+        for c in list {
+            if let q = quote {
+                if c == q { quote = nil }
+                current.append(c)
+            } else if c == "," {
+                values.append(current)
+                current = ""
+            } else {
+                if (c == "'" || c == "\"") && trimmed(current).isEmpty { quote = c }
+                current.append(c)
+            }
+        }
+        if quote != nil {
+            return list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
+        values.append(current)
+        return values
     }
 
     static func trimmed(_ s: String) -> String {

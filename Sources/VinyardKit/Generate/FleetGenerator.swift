@@ -3,8 +3,9 @@ import Foundation
 /// Makes deterministic, realistic fleet data for benchmarks and tests: VINs with correct check
 /// digits across many WMIs, makes and models consistent with the WMI, model years consistent with
 /// position 10 (and position 7 for North America), plates, odometers, coordinates and fuel types
-/// in mixed spellings. With a dirty rate, that fraction of rows carries exactly one defect drawn
-/// from the finding codes, and ``FleetGenerator/Truth`` counts what a validation must report.
+/// in mixed spellings. With a dirty rate, that fraction of rows (rounded to a whole number of
+/// rows) carries exactly one defect drawn from the finding codes, and ``FleetGenerator/Truth``
+/// counts what a validation must report.
 public struct FleetGenerator: Sendable {
     /// What the generator injects into a dirty row.
     public enum Defect: String, CaseIterable, Sendable, Codable {
@@ -117,10 +118,14 @@ public struct FleetGenerator: Sendable {
         var pool: [Row] = []  // recent clean rows, for duplicates
         pool.reserveCapacity(64)
         let defects = Defect.allCases
+        // Exactly round(rows × rate) dirty rows, spread uniformly: row i is dirty with probability
+        // (dirty rows left) / (rows left), so every selection of that size is equally likely.
+        var dirtyLeft = dirtyRate > 0 ? min(rows, Int((Double(rows) * dirtyRate).rounded())) : 0
         for i in 0..<rows {
             var row = cleanRow(index: i, rng: &rng)
-            let dirty = dirtyRate > 0 && rng.nextDouble() < dirtyRate
+            let dirty = dirtyLeft > 0 && rng.next(below: rows - i) < dirtyLeft
             if dirty {
+                dirtyLeft -= 1
                 var defect = defects[rng.next(below: defects.count)]
                 if (defect == .duplicate || defect == .conflictingDuplicate) && pool.isEmpty { defect = .latitude }
                 if defect == .checkDigit, !isNorthAmerican(row[0]!) { defect = .characters }

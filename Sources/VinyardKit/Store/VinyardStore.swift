@@ -151,8 +151,8 @@ public final class VinyardStore {
         if error.isCorrupt {
             return VinyardError(
                 .malformedInput,
-                "\(path) is a damaged SQLite file; it was left untouched: restore it from a backup or choose another --db path",
-                cause: error)
+                "\(path) is damaged (\(error.message)); it was left untouched: restore it from a backup or choose another --db path",
+                cause: nil)
         }
         if error.isCantOpen {
             return VinyardError(

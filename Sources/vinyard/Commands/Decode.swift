@@ -7,15 +7,15 @@ struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Validate and decode VINs offline (check digit, typo repair, manufacturer, model year).",
         discussion: """
-            Each VIN is normalized (trimmed, upper-cased, spaces and dashes removed), validated
-            (length, characters, check digit, model-year code, placeholders, known manufacturer code)
-            and decoded without any network access: region and country (ISO 3780), manufacturer
-            and make (NHTSA vPIC WMI table), candidate model years from position 10 and the best one
-            (the position-7 rule for North American vehicles, never later than next year), plant
+            Each VIN is normalized (trimmed, upper-cased, spaces and dashes removed), validated \
+            (length, characters, check digit, model-year code, placeholders, known manufacturer code) \
+            and decoded without any network access: region and country (ISO 3780), manufacturer \
+            and make (NHTSA vPIC WMI table), candidate model years from position 10 and the best one \
+            (the position-7 rule for North American vehicles, never later than next year), plant \
             code and serial number.
 
-            A wrong check digit is an error for North American and Chinese VINs and a warning
-            elsewhere. When one common typo (O/0, I/1, Q/0, S/5, B/8, Z/2, G/6) explains it,
+            A wrong check digit is an error for North American and Chinese VINs and a warning \
+            elsewhere. When one common typo (O/0, I/1, Q/0, S/5, B/8, Z/2, G/6) explains it, \
             the probable intended VIN is suggested.
 
             Examples:
@@ -44,8 +44,10 @@ struct Decode: ParsableCommand {
             var inputs: [String] = []
             for vin in vins {
                 if vin == "-" {
+                    // A byte-order mark (a list saved by a Windows editor) is not part of a VIN.
+                    let ignored = CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}"))
                     while let line = readLine(strippingNewline: true) {
-                        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                        let trimmed = line.trimmingCharacters(in: ignored)
                         if !trimmed.isEmpty { inputs.append(trimmed) }
                     }
                 } else {

@@ -13,12 +13,16 @@ struct Export: ParsableCommand {
 
             --where 'FIELD OP VALUE' is one argument, spaces optional, repeatable (conditions are \
             ANDed). OP: = != < <= > >= , ~ (case-insensitive contains; % and _ are literal), \
-            in (comma-separated values). Field names may be schema aliases (year → model_year, \
-            car_type → body_class). Numeric fields compare as numbers (a value that is not a \
-            number is an error), boolean fields take true/false, others compare as text, exactly. \
-            'FIELD=' matches empty or missing values, 'FIELD!=' non-empty ones; != keeps rows \
-            where the field is missing. A value may be quoted: make='Land Rover'. Values are \
-            always passed to SQLite as parameters, never as SQL.
+            in (comma-separated values; a quoted value keeps its commas: \
+            address in 'Berlin, Mitte',Paris). Field names may be schema aliases (year → \
+            model_year, car_type → body_class). Numeric fields compare as numbers (a value that \
+            is not a number is an error), boolean fields take true/false. On a text field of \
+            vehicles or locations, = != and in normalize the value the way an imported one is \
+            (fuel_type=Petrol finds gasoline, make=vw finds Volkswagen, a VIN loses its dashes) \
+            and ignore case; < <= > >= compare text as stored; other tables compare exactly as \
+            typed. 'FIELD=' matches empty or missing values, 'FIELD!=' non-empty ones; != keeps \
+            rows where the field is missing. A value may be quoted: make='Land Rover'. Values \
+            are always passed to SQLite as parameters, never as SQL.
 
             --columns a,b,c picks and orders columns (aliases allowed; the header uses the \
             column names). Bookkeeping columns (_key, _source, _input, _line, _run_id, …) are \

@@ -6,14 +6,14 @@ struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write deterministic, realistic fleet data for benchmarks and tests.",
         discussion: """
-            Rows have 13 columns (vin, make, model, model_year, color, fuel_type, transmission,
-            odometer_km, license_plate, status, latitude, longitude, first_registration). VINs carry
-            correct check digits across many WMIs; makes, models and model years agree with the VIN;
+            Rows have 13 columns (vin, make, model, model_year, color, fuel_type, transmission, \
+            odometer_km, license_plate, status, latitude, longitude, first_registration). VINs carry \
+            correct check digits across many WMIs; makes, models and model years agree with the VIN; \
             fuel types come in mixed spellings (Petrol, Benzin, gasoline, EV, ...).
 
-            With --dirty RATE, that fraction of rows carries exactly one defect drawn from the
-            finding codes (wrong check digit, I/O/Q, short VIN, placeholder, latitude out of range,
-            swapped or incomplete coordinates, unknown status, non-numeric odometer, duplicate,
+            With --dirty RATE, that fraction of rows carries exactly one defect drawn from the \
+            finding codes (wrong check digit, I/O/Q, short VIN, placeholder, latitude out of range, \
+            swapped or incomplete coordinates, unknown status, non-numeric odometer, duplicate, \
             conflicting duplicate). --truth FILE writes the counts a validation must report.
 
             Examples:
@@ -42,6 +42,8 @@ struct Generate: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let format = format.flatMap(OutputFormat.init(rawValue:)) ?? OutputFormat(fileName: output) ?? .csv
+            // The truth file first: a path that cannot be written fails before any row is made.
+            let truthSink = try truth.map { try openOutput(path: $0) }
             let sink = try openOutput(path: output)
             let columns = FleetGenerator.columns
             let numeric: Set<Int> = [3, 7, 10, 11]
@@ -69,14 +71,12 @@ struct Generate: ParsableCommand {
                 }
                 try writer.finish()
             }
-            if let truth {
+            if let truthSink {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                do {
-                    try encoder.encode(result).write(to: URL(fileURLWithPath: truth))
-                } catch {
-                    throw VinyardError(.cantCreate, "\(truth): cannot write the truth file", cause: error)
-                }
+                let json = try encoder.encode(result)
+                try json.withUnsafeBytes { try truthSink.write($0) }
+                try truthSink.close()
             }
         }
     }

@@ -6,21 +6,21 @@ struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Validate, normalize, deduplicate and load records into a SQLite database.",
         discussion: """
-            Each import is one transaction: it commits whole or leaves the database as it was (also
-            when the process is killed). Re-importing the same input changes nothing and says so.
+            Each import is one transaction: it commits whole or leaves the database as it was (also \
+            when the process is killed). Re-importing the same input changes nothing and says so. \
             Every run prints the count invariant, zeros included:
               read = inserted + updated + unchanged + duplicates + rejected
-            where duplicates are records whose key already appeared earlier in the same run, and
-            unchanged/updated are records whose key was in the database before the run. Rejected
-            records are kept in the `rejects` table with their findings; merged or dropped duplicates
+            where duplicates are records whose key already appeared earlier in the same run, and \
+            unchanged/updated are records whose key was in the database before the run. Rejected \
+            records are kept in the `rejects` table with their findings; merged or dropped duplicates \
             in `duplicates`; warnings on loaded rows in `findings`; the run in `import_runs`.
 
-            --on-duplicate: last (default; later inputs are newer), first, or merge (later non-empty
+            --on-duplicate: last (default; later inputs are newer), first, or merge (later non-empty \
             values fill gaps; differing values are key.conflict warnings).
             --strict: any rejected record rolls the whole import back (exit 1).
 
-            Exit status: 0 success; 1 --strict and records were rejected; 64 usage; 65 malformed
-            input or a --db that is not a Vinyard database; 66 missing input; 73 cannot create the
+            Exit status: 0 success; 1 --strict and records were rejected; 64 usage; 65 malformed \
+            input or a --db that is not a Vinyard database; 66 missing input; 73 cannot create the \
             database; 74 I/O or database error.
 
             Examples:

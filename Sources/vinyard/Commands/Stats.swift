@@ -7,9 +7,9 @@ struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show rows per table, source and make, findings per code, and the latest import runs.",
         discussion: """
-            Opens the database read-only and prints aligned tables: rows per table, per source and
-            per make (top 25), rejects and duplicates kept, warnings on loaded rows per finding code,
-            and the latest import runs with their counts (read = inserted + updated + unchanged +
+            Opens the database read-only and prints aligned tables: rows per table, per source and \
+            per make (top 25), rejects and duplicates kept, warnings on loaded rows per finding code, \
+            and the latest import runs with their counts (read = inserted + updated + unchanged + \
             duplicates + rejected). --format json prints the same as one JSON object.
 
             Exit status: 0; 65 when the file is not a Vinyard database; 66 when it does not exist.

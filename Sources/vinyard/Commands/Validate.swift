@@ -6,16 +6,16 @@ struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check fleet files without touching a database: VINs, coordinates, fields, duplicates.",
         discussion: """
-            Reads every input, detects its source (or takes --source), maps records onto the canonical
-            schema and validates them. Counts exactly what `vinyard import` would do on an empty
+            Reads every input, detects its source (or takes --source), maps records onto the canonical \
+            schema and validates them. Counts exactly what `vinyard import` would do on an empty \
             database: read = inserted + updated + unchanged + duplicates + rejected.
 
-            The text report lists findings per code with the first lines where each occurs and
-            probable VINs for single-typo check-digit failures. --rejects FILE writes every rejected
-            record with its original fields plus _input, _line and _findings (CSV, or JSON Lines when
+            The text report lists findings per code with the first lines where each occurs and \
+            probable VINs for single-typo check-digit failures. --rejects FILE writes every rejected \
+            record with its original fields plus _input, _line and _findings (CSV, or JSON Lines when \
             FILE ends in .jsonl), ready to send back.
 
-            Exit status: 0 when no record is rejected, 1 when some are, 64 usage, 65 malformed
+            Exit status: 0 when no record is rejected, 1 when some are, 64 usage, 65 malformed \
             input, 66 missing input.
 
             Examples:

@@ -16,6 +16,12 @@ import VinyardKit
         ("status in active,maintenance", "status", .in, ["active", "maintenance"]),
         ("status IN active, maintenance ", "status", .in, ["active", "maintenance"]),
         ("status in (active, 'maintenance')", "status", .in, ["active", "maintenance"]),
+        // A quoted value keeps its commas; a quote inside a word is just a character.
+        ("address in 'Hauptstraße 3, 69117 Heidelberg', \"Rue de Rivoli 50, 75001 Paris\"", "address", .in,
+            ["Hauptstraße 3, 69117 Heidelberg", "Rue de Rivoli 50, 75001 Paris"]),
+        ("make in 'Land Rover',BMW", "make", .in, ["Land Rover", "BMW"]),
+        ("notes in O'Brien's car, x", "notes", .in, ["O'Brien's car", "x"]),
+        ("notes in 'open, x", "notes", .in, ["'open", "x"]),
         ("model='Land Rover'", "model", .equal, ["Land Rover"]),
         ("model=\"a=b\"", "model", .equal, ["a=b"]),
         ("make=BMW' OR 1=1 --", "make", .equal, ["BMW' OR 1=1 --"]),
