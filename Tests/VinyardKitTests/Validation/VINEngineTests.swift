@@ -180,6 +180,12 @@ import Testing
         #expect(VINDecoder.modelYear(for: "KNAFU4A2XS5739551", currentYear: 2025) == 2025)
         #expect(VINDecoder.modelYear(for: "KNAFU4A2XT5739551", currentYear: 2025) == 2026)
         #expect(VINDecoder.modelYear(for: "KNAFU4A2XV5739551", currentYear: 2025) == 1997)
+        // Europe: a right check digit and a digit at position 7 (a model code there) still give the
+        // latest candidate; Korea keeps the rule.
+        #expect(VINEngine.analyze("WDD20500XKR456789").valid)
+        #expect(VINDecoder.modelYear(for: "WDD20500XKR456789", currentYear: 2026) == 2019)
+        #expect(VINDecoder.modelYear(for: VINEngine.withCheckDigit("KNAFU4120V5739551"), currentYear: 2025) == 1997)
+        #expect(VINDecoder.modelYear(for: VINEngine.withCheckDigit("KNAFU4120E5739551"), currentYear: 2025) == 1984)
     }
 
     @Test func heavyTrucksSkipPosition7Rule() {
