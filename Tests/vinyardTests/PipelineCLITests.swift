@@ -101,6 +101,34 @@ let allSamples = [
         }
     }
 
+    /// Records of a JSON array written on one line share a line number: each finding's place also
+    /// names the element (0-based, as `_element` of the rejects file), in the text and JSON
+    /// reports, the repair suggestions, and the findings stored with a reject.
+    @Test func oneLineJSONFindingsNameTheElement() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("one.json")
+        try #"[{"vin":"1FTFW1E57KFA14352","make":"Ford"},{"vin":"1FTFW1E5XKFA14352","make":"Ford"},{"vin":"bad","make":"x"}]"#
+            .write(to: file, atomically: true, encoding: .utf8)
+        let text = try runVinyard(["validate", file.path])
+        #expect(text.status == 1)
+        #expect(text.stdout.contains("\(file.path):1 (element 1)"), "\(text.stdout)")
+        #expect(text.stdout.contains("\(file.path):1 (element 2)"), "\(text.stdout)")
+        let json = try ParsedReport(try runVinyard(["validate", file.path, "--report", "json"]))
+        let examples = json.object["finding_examples"] as? [String: [String]] ?? [:]
+        #expect(examples["vin.check_digit"] == ["\(file.path):1 (element 1)"], "\(examples)")
+        #expect(examples["vin.length"] == ["\(file.path):1 (element 2)"], "\(examples)")
+        let suggestions = json.object["suggestions"] as? [[String: Any]] ?? []
+        #expect(suggestions.first?["element"] as? Int == 1, "\(suggestions)")
+        let db = dir.appendingPathComponent("one.db").path
+        _ = try runVinyard(["import", file.path, "--db", db, "--quiet"])
+        let store = try VinyardStore(path: db, readOnly: true)
+        let statement = try store.connection.prepare("SELECT findings FROM rejects ORDER BY element")
+        var stored = ""
+        while try statement.step() { stored += statement.text(0) ?? "" }
+        #expect(stored.contains(#""line":1,"element":1}"#) && stored.contains(#""line":1,"element":2}"#), "\(stored)")
+    }
+
     /// A JSON object with the same key twice, or two keys matched to one field (`VIN` and `vin`),
     /// loads the first value only: like a shadowed CSV column, the run says so once per input and
     /// key pair, naming the file, both keys, the field and the first record's line, on standard

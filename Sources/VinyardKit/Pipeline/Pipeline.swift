@@ -252,6 +252,7 @@ public final class Pipeline {
                         if rejected.finding.input == nil {
                             rejected.finding.input = rejected.provenance.input
                             rejected.finding.line = rejected.provenance.line
+                            rejected.finding.element = rejected.provenance.index
                         }
                         try sink.reject(rejected, source: batch.mappingName)
                         report.count(rejected.finding)
@@ -385,6 +386,7 @@ final class RecordChecker {
         for var finding in check.findings {
             finding.input = provenance.input
             finding.line = provenance.line
+            finding.element = provenance.index
             record.findings.append(finding)
         }
         guard check.valid else { return }

@@ -30,8 +30,13 @@ public struct RunReport: Sendable {
     public struct Suggestion: Sendable, Codable, Equatable {
         public var input: String
         public var line: Int
+        /// The 0-based element index in a JSON array (nil elsewhere).
+        public var element: Int?
         public var vin: String
         public var suggestion: String
+
+        /// `fleet.csv:12`, or `fleet.json:1 (element 7)`.
+        public var place: String { Provenance(input: input, line: line, index: element).description }
     }
 
     public var read = 0
@@ -67,17 +72,18 @@ public struct RunReport: Sendable {
         findings[finding.code, default: 0] += 1
         let severity = severities[finding.code]
         if severity == nil || severity! < finding.severity { severities[finding.code] = finding.severity }
-        if let input = finding.input, let line = finding.line {
+        if let place = finding.place {
             var places = examples[finding.code, default: []]
             if places.count < Self.examplesPerCode {
-                places.append("\(input):\(line)")
+                places.append(place)
                 examples[finding.code] = places
             }
         }
         if finding.code == .vinCheckDigit || finding.code == .vinCharacters, let s = finding.suggestion,
             suggestions.count < Self.maxSuggestions, let input = finding.input, let line = finding.line
         {
-            suggestions.append(Suggestion(input: input, line: line, vin: vin ?? "", suggestion: s))
+            suggestions.append(
+                Suggestion(input: input, line: line, element: finding.element, vin: vin ?? "", suggestion: s))
         }
     }
 }
@@ -93,8 +99,10 @@ extension RunReport {
         ]
         object["findings"] = Dictionary(uniqueKeysWithValues: findings.map { ($0.key.rawValue, $0.value) })
         object["finding_examples"] = Dictionary(uniqueKeysWithValues: examples.map { ($0.key.rawValue, $0.value) })
-        object["suggestions"] = suggestions.map {
-            ["input": $0.input, "line": $0.line, "vin": $0.vin, "suggestion": $0.suggestion] as [String: Any]
+        object["suggestions"] = suggestions.map { s -> [String: Any] in
+            var o: [String: Any] = ["input": s.input, "line": s.line, "vin": s.vin, "suggestion": s.suggestion]
+            if let element = s.element { o["element"] = element }
+            return o
         }
         object["inputs"] = inputs.map { input -> [String: Any] in
             var o: [String: Any] = [
@@ -146,7 +154,7 @@ extension RunReport {
         if !suggestions.isEmpty {
             out += "\nprobable VINs (single-typo repairs):\n"
             for s in suggestions.prefix(20) {
-                out += "  \(s.input):\(s.line)  \(s.vin.isEmpty ? "" : s.vin + " → ")\(s.suggestion)\n"
+                out += "  \(s.place)  \(s.vin.isEmpty ? "" : s.vin + " → ")\(s.suggestion)\n"
             }
             if suggestions.count > 20 { out += "  … \(suggestions.count - 20) more in the rejects file\n" }
         }

@@ -419,7 +419,10 @@ public final class Mapper {
         let key = makeKey(values, &touched, &findings)
         for i in findings.indices {
             if findings[i].input == nil { findings[i].input = raw.provenance.input }
-            if findings[i].line == nil { findings[i].line = raw.provenance.line }
+            if findings[i].line == nil {
+                findings[i].line = raw.provenance.line
+                findings[i].element = raw.provenance.index
+            }
         }
         record.values = values
         record.key = key

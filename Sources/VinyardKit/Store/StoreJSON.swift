@@ -111,7 +111,8 @@ enum StoreJSON {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// `[{"code":…, "severity":…, "field":…, "message":…, "suggestion":…, "input":…, "line":…}, …]`.
+    /// `[{"code":…, "severity":…, "field":…, "message":…, "suggestion":…, "input":…, "line":…}, …]`,
+    /// plus `"element":…` for a record of a JSON array.
     static func findings(_ findings: [Finding]) -> String {
         var out: [UInt8] = [UInt8(ascii: "[")]
         for (i, f) in findings.enumerated() {
@@ -130,6 +131,10 @@ enum StoreJSON {
             appendFieldValue(f.input.map(FieldValue.text), to: &out)
             out.append(contentsOf: ",\"line\":".utf8)
             appendFieldValue(f.line.map { FieldValue.integer(Int64($0)) }, to: &out)
+            if let element = f.element {
+                out.append(contentsOf: ",\"element\":".utf8)
+                appendFieldValue(.integer(Int64(element)), to: &out)
+            }
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "]"))

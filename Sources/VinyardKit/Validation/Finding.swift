@@ -54,6 +54,9 @@ public struct Finding: Sendable, Hashable {
     /// The input name and line, filled in by the pipeline from the record's provenance.
     public var input: String?
     public var line: Int?
+    /// The record's 0-based element index in a JSON array (nil elsewhere): on a one-line array the
+    /// line alone does not tell the records apart.
+    public var element: Int?
 
     public init(
         _ code: FindingCode, _ severity: Severity, field: String? = nil, message: String,
@@ -66,5 +69,11 @@ public struct Finding: Sendable, Hashable {
         self.suggestion = suggestion
         self.input = input
         self.line = line
+    }
+
+    /// `fleet.csv:12`, or `fleet.json:1 (element 7)`; nil when the input is not known.
+    public var place: String? {
+        guard let input, let line else { return nil }
+        return Provenance(input: input, line: line, index: element).description
     }
 }
