@@ -4,7 +4,7 @@
 #
 #   bash Benchmarks/run.sh                 # 1M rows, 3 runs each
 #   ROWS=200000 RUNS=5 bash Benchmarks/run.sh
-#   BIG=1 bash Benchmarks/run.sh           # also peak RSS of a 5M-row import
+#   BIG=1 bash Benchmarks/run.sh           # also peak RSS of a 5M-row import and validate
 #   NO_PYTHON=1 bash Benchmarks/run.sh     # skip Python, sqlite-utils and DuckDB
 #   TABLE_ONLY=1 bash Benchmarks/run.sh    # print the table again from the last run's results
 #
@@ -99,6 +99,7 @@ if [ -n "${BIG:-}" ]; then
     echo "5M rows for peak RSS…" >&2
     "$bin" generate --rows 5000000 --seed 2 -o "$work/fleet5m.csv"
     fresh "$work/big.db"; measure "vinyard import csv, 5M rows" "$bin" import "$work/fleet5m.csv" --db "$work/big.db" --quiet
+    measure "vinyard validate csv, 5M rows" "$bin" validate "$work/fleet5m.csv" --quiet
     rm -f "$work/fleet5m.csv"
 fi
 fi  # TABLE_ONLY
