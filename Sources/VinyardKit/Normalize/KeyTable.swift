@@ -16,11 +16,14 @@ struct KeyTable: Sendable {
     private var liveCount = 0
     /// Distinct keys in all.
     private(set) var count = 0
-    let liveLimit: Int
+    private(set) var liveLimit: Int
     private var spill: SortedRunFile?
+    /// Where the runs go (nil: `$TMPDIR`); tests name one that cannot be written.
+    private let spillDirectory: String?
 
-    init(liveLimit: Int = Self.defaultLiveLimit) {
+    init(liveLimit: Int = Self.defaultLiveLimit, spillDirectory: String? = nil) {
         self.liveLimit = max(1, liveLimit)
+        self.spillDirectory = spillDirectory
     }
 
     /// 0 marks an empty slot (a hash of 0 is stored as 1).
@@ -71,7 +74,12 @@ struct KeyTable: Sendable {
 
     /// Moves the live keys to a new sorted run in the file and empties memory.
     private mutating func spillLive() throws {
-        let file = try spill ?? SortedRunFile(recordSize: 32, what: "the keys seen so far")
+        guard let file = spill ?? (try? SortedRunFile(recordSize: 32, what: "the keys seen so far", directory: spillDirectory)) else {
+            // No temporary file can be created (a read-only $TMPDIR): keep every key in memory,
+            // as before there was a file, rather than fail the run.
+            liveLimit = .max
+            return
+        }
         spill = file
         file.beginRun(expected: liveCount)
         for p in parts.indices {

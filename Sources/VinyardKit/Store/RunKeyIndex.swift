@@ -33,12 +33,15 @@ struct RunKeyIndex {
     private(set) var count = 0
     private var liveCount = 0
     /// Keys in all before the run builds the real index and goes on with it.
-    let limit: Int
+    private(set) var limit: Int
     let liveLimit: Int
     private var spill: SortedRunFile?
+    /// Where the runs go (nil: `$TMPDIR`); tests name one that cannot be written.
+    private let spillDirectory: String?
 
     /// - Parameter initialBits: log2 of the initial slots in all (at least 2^partBits).
-    init(limit: Int, liveLimit: Int = Self.defaultLiveLimit, initialBits: Int = 16) {
+    init(limit: Int, liveLimit: Int = Self.defaultLiveLimit, initialBits: Int = 16, spillDirectory: String? = nil) {
+        self.spillDirectory = spillDirectory
         initialPartBits = max(1, initialBits - Self.partBits)
         parts = Self.emptyParts(bits: initialPartBits)
         self.limit = limit
@@ -114,7 +117,12 @@ struct RunKeyIndex {
     /// Moves the live slots to a new sorted run (a part's slots sorted, parts in fingerprint order:
     /// sorted as a whole) and empties memory.
     private mutating func spillLive() throws {
-        let file = try spill ?? SortedRunFile(recordSize: 8, what: "the keys imported so far")
+        guard let file = spill ?? (try? SortedRunFile(recordSize: 8, what: "the keys imported so far", directory: spillDirectory)) else {
+            // No temporary file can be created (a read-only $TMPDIR): no room for more keys, so
+            // the run builds the real index now and goes on with it (memory stays bounded).
+            limit = count
+            return
+        }
         spill = file
         file.beginRun(expected: liveCount)
         for p in parts.indices {

@@ -35,12 +35,14 @@ final class SortedRunFile: @unchecked Sendable {
     private var writeBuffer: [UInt8] = []
     private var block: [UInt8]
 
-    /// Creates the file in `$TMPDIR` (or `/tmp`); `what` names its content in error messages.
-    init(recordSize: Int, what: String) throws {
+    /// Creates the file in `directory`, else `$TMPDIR`, else `/tmp`; `what` names its content in
+    /// error messages.
+    init(recordSize: Int, what: String, directory: String? = nil) throws {
         precondition(recordSize >= 8)
         self.recordSize = recordSize
         self.what = what
-        let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let directory =
+            directory ?? ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array((directory + "/vinyard-spill-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {

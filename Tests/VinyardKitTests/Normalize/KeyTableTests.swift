@@ -76,4 +76,21 @@ import Testing
         #expect(duplicates > 3_000)
         #expect(conflicts > 1_000)
     }
+
+    /// Without a writable directory for the runs, the table keeps every key in memory instead of
+    /// failing, and the run keys of an import say there is no more room (the import then builds
+    /// the real key index and goes on with it).
+    @Test func noSpillDirectoryKeepsWorking() throws {
+        let missing = "/nonexistent-vinyard-test-dir"
+        var table = KeyTable(liveLimit: 5, spillDirectory: missing)
+        let hashes = hashes(count: 100)
+        for (n, h) in hashes.enumerated() { try table.upsert(h) { _ in entry(n) } }
+        #expect(table.count == hashes.count)
+        #expect(table.liveLimit == .max)
+        for (n, h) in hashes.enumerated() { #expect(try table.entry(h)?.line == Int32(n)) }
+        var index = RunKeyIndex(limit: .max, liveLimit: 5, spillDirectory: missing)
+        for (n, h) in hashes.prefix(5).enumerated() { try index.insert(h, rowID: Int64(n + 1)) }
+        #expect(!index.hasRoom)
+        for (n, h) in hashes.prefix(5).enumerated() { #expect(try index.find(h) { $0 == Int64(n + 1) } == Int64(n + 1)) }
+    }
 }
