@@ -53,7 +53,16 @@ public final class Connection {
             db, "vinyard_fold", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, foldFunction, nil, nil, nil)
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    private var isClosed = false
+
+    /// Closes the connection now rather than when it is released; nothing may use it afterwards.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        sqlite3_close_v2(handle)
+    }
+
+    deinit { if !isClosed { sqlite3_close_v2(handle) } }
 
     /// `file:PATH?immutable=1` when `path`'s directory is not writable and no `-wal` or `-journal`
     /// file exists (an immutable open would ignore them); nil otherwise.

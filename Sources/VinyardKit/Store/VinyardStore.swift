@@ -68,6 +68,7 @@ public final class VinyardStore {
         self.busyTimeout = busyTimeout
         try Self.checkFile(path: path, readOnly: readOnly)
         if readOnly { Self.rollBackHotJournal(path) }
+        let hadWAL = access(path + "-wal", F_OK) == 0, hadSHM = access(path + "-shm", F_OK) == 0
         do {
             connection = try Connection(path: path, mode: readOnly ? .readOnly : .readWriteCreate)
         } catch {
@@ -95,8 +96,22 @@ public final class VinyardStore {
                 try connection.execute("PRAGMA cache_size=-65536")
             }
         } catch let error as StoreError {
+            if error.isCorrupt || error.isNotADatabase {
+                // Opening a damaged file whose header says WAL creates an empty `-wal` and a
+                // `-shm` beside it: take away what this open added, so the folder is as it was.
+                connection.close()
+                Self.removeAddedWALFiles(path, hadWAL: hadWAL, hadSHM: hadSHM)
+            }
             throw Self.openError(error, path: path, readOnly: readOnly)
         }
+    }
+
+    /// Removes the `-wal` (only if empty) and `-shm` files of `path` that did not exist before.
+    private static func removeAddedWALFiles(_ path: String, hadWAL: Bool, hadSHM: Bool) {
+        var info = stat()
+        guard !hadWAL, stat(path + "-wal", &info) == 0, info.st_size == 0 else { return }
+        unlink(path + "-wal")
+        if !hadSHM { unlink(path + "-shm") }
     }
 
     // MARK: Opening checks
