@@ -91,4 +91,12 @@ import Testing
         let report = try ParsedReport(try runVinyard(["validate", file, "--report", "json"]))
         #expect(report.int("read") == 100)
     }
+
+    /// `--format` takes any case, as `export --format` does.
+    @Test func formatIgnoresCase() throws {
+        let r = try runVinyard(["generate", "--rows", "2", "--format", "JSON"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("["), "\(r.stdout)")
+        #expect(try runVinyard(["generate", "--rows", "2", "--format", "xml"]).status == 64)
+    }
 }

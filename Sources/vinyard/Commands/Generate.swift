@@ -34,14 +34,14 @@ struct Generate: ParsableCommand {
     func validate() throws {
         if rows < 0 { throw ValidationError("--rows must be 0 or more.") }
         if !(0...1).contains(dirty) { throw ValidationError("--dirty must be between 0 and 1.") }
-        if let format, OutputFormat(rawValue: format) == nil {
+        if let format, OutputFormat(rawValue: format.lowercased()) == nil {
             throw ValidationError("--format must be csv, jsonl or json.")
         }
     }
 
     func run() throws {
         try reportingErrors {
-            let format = format.flatMap(OutputFormat.init(rawValue:)) ?? OutputFormat(fileName: output) ?? .csv
+            let format = format.flatMap { OutputFormat(rawValue: $0.lowercased()) } ?? OutputFormat(fileName: output) ?? .csv
             // The truth file first: a path that cannot be written fails before any row is made.
             let truthSink = try truth.map { try openOutput(path: $0) }
             let sink = try openOutput(path: output)
