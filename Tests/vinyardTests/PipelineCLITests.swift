@@ -108,7 +108,7 @@ let allSamples = [
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("one.json")
-        try #"[{"vin":"1FTFW1E57KFA14352","make":"Ford"},{"vin":"1FTFW1E5XKFA14352","make":"Ford"},{"vin":"bad","make":"x"}]"#
+        try #"[{"vin":"1FTFW1E57KFA14352","make":"Ford"},{"vin":"1FTFW1E5XKFA14352","make":"Ford"},{"vin":"bad","make":"x"},{"vin":"1HGCV1F52MA000123","make":"Ford"}]"#
             .write(to: file, atomically: true, encoding: .utf8)
         let text = try runVinyard(["validate", file.path])
         #expect(text.status == 1)
@@ -118,6 +118,7 @@ let allSamples = [
         let examples = json.object["finding_examples"] as? [String: [String]] ?? [:]
         #expect(examples["vin.check_digit"] == ["\(file.path):1 (element 1)"], "\(examples)")
         #expect(examples["vin.length"] == ["\(file.path):1 (element 2)"], "\(examples)")
+        #expect(examples["vin.make_mismatch"] == ["\(file.path):1 (element 3)"], "\(examples)")
         let suggestions = json.object["suggestions"] as? [[String: Any]] ?? []
         #expect(suggestions.first?["element"] as? Int == 1, "\(suggestions)")
         let db = dir.appendingPathComponent("one.db").path

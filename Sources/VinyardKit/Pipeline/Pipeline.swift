@@ -408,7 +408,7 @@ final class RecordChecker {
                     .vinMakeMismatch, .warning, field: "make",
                     message: "make is '\(declared)' but the VIN's manufacturer code \(vin.prefix(3)) belongs to "
                         + "\(decoded); check the make or the VIN",
-                    input: provenance.input, line: provenance.line))
+                    input: provenance.input, line: provenance.line, element: provenance.index))
         }
         if let i = known.modelYear, let declared = Self.integer(record.values[i]),
             let code = vin.utf8.dropFirst(9).first, let base = VINDecoder.yearBase(code),
@@ -423,7 +423,7 @@ final class RecordChecker {
                         .vinYearMismatch, .warning, field: "model_year",
                         message: "model year is \(declared) but position 10 of the VIN ('\(Character(Unicode.Scalar(code)))') "
                             + "means \(list); check the model year or the VIN",
-                        input: provenance.input, line: provenance.line))
+                        input: provenance.input, line: provenance.line, element: provenance.index))
             }
         }
     }

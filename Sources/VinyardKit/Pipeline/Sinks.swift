@@ -28,7 +28,7 @@ public final class ValidationSink: RecordSink {
                 .keyConflict, .warning, field: schema.primaryKey.first,
                 message: "\(key) appeared before (line \(firstLine)) with different values; "
                     + "the later record wins (--on-duplicate last) — check which one is right",
-                input: record.provenance.input, line: record.provenance.line)
+                input: record.provenance.input, line: record.provenance.line, element: record.provenance.index)
             return WriteResult(outcome: .duplicate, conflicts: [finding])
         }
     }

@@ -193,7 +193,7 @@ public final class ImportSession {
                     Finding(
                         .fieldRequired, .error, field: schema.primaryKey.first,
                         message: "the record has no key (\(names.isEmpty ? "primary key" : names)); fill it in or map the source's id",
-                        input: record.provenance.input, line: record.provenance.line))
+                        input: record.provenance.input, line: record.provenance.line, element: record.provenance.index))
             }
             try reject(raw: record.raw, text: nil, findings: findings, source: source, table: schema.name)
             return WriteResult(outcome: .rejected)
@@ -610,7 +610,7 @@ public final class ImportSession {
                 .keyConflict, .warning, field: fields.count == 1 ? writer.names[fields[0]] : nil,
                 message: "key \(key) also in \(earlier) with other values: " + details.joined(separator: "; ")
                     + " (--on-duplicate \(policy.rawValue)); check which is right",
-                input: provenance.input, line: provenance.line)
+                input: provenance.input, line: provenance.line, element: provenance.index)
         ]
     }
 

@@ -60,7 +60,7 @@ public struct Finding: Sendable, Hashable {
 
     public init(
         _ code: FindingCode, _ severity: Severity, field: String? = nil, message: String,
-        suggestion: String? = nil, input: String? = nil, line: Int? = nil
+        suggestion: String? = nil, input: String? = nil, line: Int? = nil, element: Int? = nil
     ) {
         self.code = code
         self.severity = severity
@@ -69,6 +69,7 @@ public struct Finding: Sendable, Hashable {
         self.suggestion = suggestion
         self.input = input
         self.line = line
+        self.element = element
     }
 
     /// `fleet.csv:12`, or `fleet.json:1 (element 7)`; nil when the input is not known.
