@@ -158,7 +158,7 @@ enum EmbeddedSchemas {
   "ignore": ["uid"],
   "required": ["vin"],
   "key": "vin",
-  "detect": {"all": ["make_and_model"], "any": ["uid", "kilometrage", "car_options", "car_type", "specs"], "anyCount": 1}
+  "detect": {"all": ["make_and_model"]}
 }
 
 """#,

@@ -82,4 +82,16 @@ import Testing
         #expect(scores.first?.mapping == "random-vehicle")
         #expect(scores.contains { $0.mapping == "fleet" })
     }
+
+    // A random-data-api record that lacks some optional keys is still one: `make_and_model` is its
+    // own key, and read as a fleet file its make and model were dropped and its `mileage` (miles)
+    // loaded as kilometres.
+    @Test(arguments: [
+        ["id", "vin", "make_and_model", "mileage"],
+        ["make_and_model", "license_plate", "vin", "id", "doors", "color"],
+        ["vin", "make_and_model", "fuel_type", "transmission", "drive_type"],
+    ])
+    func randomVehicleWithoutOptionalKeys(_ keys: [String]) throws {
+        #expect(try detector.detect(keys: keys, inputName: "x").name == "random-vehicle")
+    }
 }
