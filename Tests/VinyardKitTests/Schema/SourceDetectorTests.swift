@@ -94,4 +94,19 @@ import Testing
     func randomVehicleWithoutOptionalKeys(_ keys: [String]) throws {
         #expect(try detector.detect(keys: keys, inputName: "x").name == "random-vehicle")
     }
+
+    // A listing of a new car has no FirstRegistration; when it comes first, the whole file failed
+    // detection (exit 64) although its other keys are AutoScout's own.
+    @Test(arguments: [
+        (["ID", "Make", "Model", "FuelType", "Price", "Mileage (km)", "AccidentFree", "Images", "Address", "PowerKW"], "vehicles"),
+        (["ID", "Make", "Model", "FuelType", "Price", "Mileage", "AccidentFree", "Images", "PowerKW"], nil),
+        (["ID", "Make", "Price", "AccidentFree"], nil),
+    ] as [([String], String?)])
+    func autoscoutWithoutFirstRegistration(_ keys: [String], _ wrapper: String?) throws {
+        #expect(try detector.detect(keys: keys, wrapper: wrapper, inputName: "x").name == "autoscout")
+    }
+
+    @Test func idMakeModelWithAVINStaysFleet() throws {
+        #expect(try detector.detect(keys: ["ID", "VIN", "Make", "Model", "Year"], inputName: "x").name == "fleet")
+    }
 }
