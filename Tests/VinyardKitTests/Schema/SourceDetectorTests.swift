@@ -109,4 +109,22 @@ import Testing
     @Test func idMakeModelWithAVINStaysFleet() throws {
         #expect(try detector.detect(keys: ["ID", "VIN", "Make", "Model", "Year"], inputName: "x").name == "fleet")
     }
+
+    // The locations feed's first place may lack a coordinate (it is then a coord.incomplete
+    // reject); the wrapper key still names the source. It failed detection with exit 64.
+    @Test(arguments: [
+        (["name", "long"], "locations", "locations"),
+        (["name"], "places", "locations"),
+        (["id", "make", "model"], "records", "fleet-record"),
+    ] as [([String], String, String)])
+    func wrapperOfOneSourceDecidesWhenNoSignatureHolds(_ keys: [String], _ wrapper: String, _ expected: String) throws {
+        #expect(try detector.detect(keys: keys, wrapper: wrapper, inputName: "x").name == expected)
+    }
+
+    @Test func wrapperDoesNotOverrideAHoldingSignature() throws {
+        // A generic fleet table wrapped in `fleet` (a fleet-record wrapper) stays a fleet file.
+        #expect(try detector.detect(keys: ["vin", "make", "model"], wrapper: "fleet", inputName: "x").name == "fleet")
+        // `vehicles` is listed by several sources: it names none of them.
+        #expect(throws: VinyardError.self) { try detector.detect(keys: ["foo"], wrapper: "vehicles", inputName: "x") }
+    }
 }
