@@ -30,6 +30,8 @@ public struct SourceDetector: Sendable {
     private let vinColumns: Set<String>
     /// Wrapper keys that exactly one mapping lists (`locations`, `places`, `records`).
     private let ownWrappers: Set<String>
+    /// Wrapper keys that some mapping lists; any other (`data`, `items`) says nothing about the source.
+    private let knownWrappers: Set<String>
 
     public init(catalog: SchemaCatalog) {
         var vinColumns = Set<String>()
@@ -65,10 +67,13 @@ public struct SourceDetector: Sendable {
         var wrapperCounts: [String: Int] = [:]
         for c in candidates { for w in Set(c.mapping.wrappers) { wrapperCounts[w, default: 0] += 1 } }
         ownWrappers = Set(wrapperCounts.filter { $0.value == 1 }.keys)
+        knownWrappers = Set(wrapperCounts.keys)
     }
 
     /// The scores of every mapping whose signature holds, best first.
     public func scores(keys: [String], wrapper: String? = nil) -> [Score] {
+        // An envelope key no mapping lists (`{"data": [...]}`) reads like a bare array.
+        let wrapper = wrapper.flatMap { knownWrappers.contains($0) ? $0 : nil }
         let exact = Set(keys)
         let folded = keys.map(Schema.fold)
         let foldedSet = Set(folded)

@@ -127,4 +127,22 @@ import Testing
         // `vehicles` is listed by several sources: it names none of them.
         #expect(throws: VinyardError.self) { try detector.detect(keys: ["foo"], wrapper: "vehicles", inputName: "x") }
     }
+
+    // An API envelope key no mapping lists (`{"status": "ok", "data": [...]}`) says nothing about
+    // the source: the records' keys decide, as for a bare array. It excluded every source that
+    // lists wrappers, so an AutoScout page under `data` failed detection (exit 64).
+    @Test(arguments: [
+        (["ID", "Make", "FuelType", "Price", "Mileage (km)", "FirstRegistration", "AccidentFree"], "autoscout"),
+        (["id", "uid", "vin", "make_and_model", "kilometrage"], "random-vehicle"),
+        (["name", "lat", "long"], "locations"),
+    ])
+    func unknownWrapperExcludesNothing(_ keys: [String], _ expected: String) throws {
+        for wrapper in ["data", "items", "results"] {
+            #expect(try detector.detect(keys: keys, wrapper: wrapper, inputName: "x").name == expected)
+        }
+        // A known wrapper of another source still excludes: locations are no vehicles.
+        if expected != "locations" {
+            #expect(!detector.scores(keys: keys, wrapper: "locations").contains { $0.mapping == expected })
+        }
+    }
 }
