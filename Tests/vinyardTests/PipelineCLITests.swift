@@ -171,6 +171,40 @@ let allSamples = [
         }
     }
 
+    /// A JSON key that no field of the source takes is not loaded: like an unmapped CSV column,
+    /// the run names it once per input with the first record's line, on standard error and in
+    /// the JSON report (it was dropped without a word). Keys the mapping ignores (`uid`) are not
+    /// named; the JSON samples map every key.
+    @Test(arguments: ["json", "jsonl"])
+    func unmappedJSONKeyIsReported(_ format: String) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("extra.\(format)")
+        let objects = [
+            #"{"ID": "1", "Make": "VW", "FirstRegistration": "01/2020", "Seats": 5}"#,
+            #"{"ID": "2", "Make": "VW", "FirstRegistration": "02/2020", "Seats": 4, "Gearbox": "Manual"}"#,
+            #"{"ID": "3", "Gearbox": "Automatic", "Make": "VW", "FirstRegistration": "03/2020", "Seats": 2}"#,
+        ]
+        let text = format == "json" ? "[\n" + objects.joined(separator: ",\n") + "\n]\n" : objects.joined(separator: "\n") + "\n"
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        let line = format == "json" ? 2 : 1
+        let r = try runVinyard(["validate", file.path, "--report", "json", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let warnings = try ParsedReport(r).inputs.first?["warnings"] as? [String] ?? []
+        #expect(warnings == [
+            "key 'Seats' (first at line \(line)) matches no field of source autoscout and is not loaded; "
+                + "to keep it, rename the key to a field name or map it in the source mapping",
+            "key 'Gearbox' (first at line \(line + 1)) matches no field of source autoscout and is not loaded; "
+                + "to keep it, rename the key to a field name or map it in the source mapping",
+        ], "\(warnings)")
+        #expect(r.stderr.components(separatedBy: "warning: \(file.path): key 'Seats'").count == 2, "\(r.stderr)")
+        for path in [sample("fleet.jsonl"), sample("autoscout.json"), sample("random-vehicle.json"),
+                     sample("fleet-record.json"), sample("locations.json")] {
+            let clean = try runVinyard(["validate", path, "--report", "json", "--quiet"])
+            #expect(try ParsedReport(clean).inputs.first?["warnings"] as? [String] == [], "\(clean.stderr)")
+        }
+    }
+
     @Test func textReportShowsInvariantAndPlaces() throws {
         let r = try runVinyard(["validate", sample("fleet.csv")])
         #expect(r.status == 1)

@@ -33,6 +33,8 @@ final class RecordBatch: @unchecked Sendable {
     var isLast = false
     /// JSON keys another key of the same record shadows, from the mapper (usually none).
     var shadowedKeys: [(column: Mapper.ShadowedColumn, provenance: Provenance)] = []
+    /// JSON keys no field of the source takes, from the mapper (usually none).
+    var unmappedKeys: [(name: String, provenance: Provenance)] = []
 
     /// The field arrays of the batch's last records, collected by ``reset(sequence:mappingName:)``
     /// for the reader to fill again (``InputReader/recycle(_:)``): uniquely held, so the reader
@@ -60,6 +62,7 @@ final class RecordBatch: @unchecked Sendable {
         mappingFailure = nil
         isLast = false
         if !shadowedKeys.isEmpty { shadowedKeys = [] }
+        if !unmappedKeys.isEmpty { unmappedKeys = [] }
     }
 
     /// The record slot for the next mapped record.

@@ -162,6 +162,9 @@ public final class Pipeline {
         // JSON keys shadowed by another key of the same record, reported once per key pair (a CSV
         // header's shadowed columns are reported above).
         var shadowedKeys = Set<String>()
+        // JSON keys no field takes, named once per input (at most `unmappedLimit` of them).
+        var unmappedKeys = Set<String>()
+        let unmappedLimit = 20
         while true {
             let batch = flow.takeMapped(sequence)
             sequence += 1
@@ -171,6 +174,15 @@ public final class Pipeline {
                     for (column, provenance) in batch.shadowedKeys
                     where shadowedKeys.insert("\(column.winnerName)\u{0}\(column.name)\u{0}\(column.field)").inserted {
                         input.warnings.append(column.keyMessage(line: provenance.line))
+                    }
+                    for (name, provenance) in batch.unmappedKeys
+                    where unmappedKeys.count <= unmappedLimit && unmappedKeys.insert(name).inserted {
+                        let source = batch.mappingName ?? ""
+                        input.warnings.append(
+                            unmappedKeys.count > unmappedLimit
+                                ? "more keys match no field of source \(source) and are not loaded; only the first \(unmappedLimit) are named"
+                                : "key '\(name)' (first at line \(provenance.line)) matches no field of source \(source) and is not loaded; "
+                                    + "to keep it, rename the key to a field name or map it in the source mapping")
                     }
                 }
                 try consume(batch, sink: sink, input: &input, report: &report)
@@ -373,6 +385,7 @@ final class RecordChecker {
                 batch.rowHashes[slot] = rowHash
             }
         }
+        batch.unmappedKeys = mapper.takeUnmappedKeys()
         batch.shadowedKeys = mapper.takeShadowedKeys()
     }
 

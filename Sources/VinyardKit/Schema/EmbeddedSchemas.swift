@@ -70,7 +70,7 @@ enum EmbeddedSchemas {
   ],
   "required": ["source_id"],
   "key": "source-id",
-  "detect": {"all": ["ID", "FirstRegistration"], "any": ["AccidentFree", "PowerKW", "Mileage (km)", "Images", "Make", "FuelType"], "anyCount": 1}
+  "detect": {"all": ["ID"], "any": ["FirstRegistration", "AccidentFree", "PowerKW", "Mileage (km)", "Images", "FuelType"], "anyCount": 1}
 }
 
 """#,
@@ -158,7 +158,7 @@ enum EmbeddedSchemas {
   "ignore": ["uid"],
   "required": ["vin"],
   "key": "vin",
-  "detect": {"all": ["make_and_model"], "any": ["uid", "kilometrage", "car_options", "car_type", "specs"], "anyCount": 1}
+  "detect": {"all": ["make_and_model"]}
 }
 
 """#,

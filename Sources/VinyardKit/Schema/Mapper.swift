@@ -81,6 +81,11 @@ public final class Mapper {
     /// Shadowed keys of the layouts mapped since the last ``takeShadowedKeys()``, each with the
     /// first record that had them.
     private var pendingShadowed: [(column: ShadowedColumn, provenance: Provenance)] = []
+    /// The keys of the last layout that no field takes and the mapping does not ignore (usually none).
+    private var layoutUnmapped: [String] = []
+    /// Unmapped keys of the layouts mapped since the last ``takeUnmappedKeys()``, each with the
+    /// first record that had them.
+    private var pendingUnmapped: [(name: String, provenance: Provenance)] = []
     private var slotsByName: [String: [Slot]] = [:]
     private var datePatterns: [DatePattern] = []
 
@@ -210,7 +215,14 @@ public final class Mapper {
         layoutNames = fields.map(\.name)
         layoutPlan = entries
         layoutShadowed = shadowed(entries, names: layoutNames)
-        layoutNoted = layoutShadowed.isEmpty
+        // Once per new layout, like the plan itself.
+        layoutUnmapped = []
+        var mapped = [Bool](repeating: false, count: fields.count)
+        for e in entries { mapped[e.rawIndex] = true }
+        for i in fields.indices where !mapped[i] && !ignored.contains(Schema.fold(fields[i].name)) {
+            layoutUnmapped.append(fields[i].name)
+        }
+        layoutNoted = layoutShadowed.isEmpty && layoutUnmapped.isEmpty
         return entries
     }
 
@@ -287,9 +299,18 @@ public final class Mapper {
     /// first record that had it. For JSON records, whose keys can change from record to record
     /// (a CSV header is checked once with ``shadowedColumns(_:)``).
     func takeShadowedKeys() -> [(column: ShadowedColumn, provenance: Provenance)] {
-        layoutNoted = layoutShadowed.isEmpty
+        layoutNoted = layoutShadowed.isEmpty && layoutUnmapped.isEmpty
         defer { pendingShadowed.removeAll() }
         return pendingShadowed
+    }
+
+    /// The keys no field takes (and the mapping does not ignore), found in the records mapped since
+    /// the last call: once per key layout, with the first record that had it. For JSON records
+    /// (a CSV header is checked once with ``unmappedKeys(_:)``). Call with ``takeShadowedKeys()``.
+    func takeUnmappedKeys() -> [(name: String, provenance: Provenance)] {
+        layoutNoted = layoutShadowed.isEmpty && layoutUnmapped.isEmpty
+        defer { pendingUnmapped.removeAll() }
+        return pendingUnmapped
     }
 
     // MARK: Mapping
@@ -310,6 +331,7 @@ public final class Mapper {
         if !layoutNoted {
             layoutNoted = true
             for column in layoutShadowed { pendingShadowed.append((column, raw.provenance)) }
+            for name in layoutUnmapped { pendingUnmapped.append((name, raw.provenance)) }
         }
         let known = self.known
         let fieldCount = typers.count

@@ -1,7 +1,8 @@
 /// Tells which source mapping fits an input from its CSV header or the keys of its first JSON
 /// record (and the wrapper key, such as `vehicles`). Each mapping whose detection signature
 /// holds is scored by the share of the record's keys it knows; the best wins, a specific mapping
-/// beats the fallback (`fleet`) on a tie, and two specific mappings tied is ambiguous.
+/// beats the fallback (`fleet`) on a tie, and two specific mappings tied is ambiguous. When no
+/// signature holds, a wrapper key that only one mapping lists (`{"locations": [...]}`) names it.
 ///
 /// A VIN column (the vehicle schema's `vin` or one of its aliases) decides for vehicle sources:
 /// a mapping whose schema has no `vin` field (`locations`) is not a candidate for such keys unless
@@ -27,6 +28,10 @@ public struct SourceDetector: Sendable {
     private let candidates: [Candidate]
     /// Folded column names that stand for a VIN in some vehicle source.
     private let vinColumns: Set<String>
+    /// Wrapper keys that exactly one mapping lists (`locations`, `places`, `records`).
+    private let ownWrappers: Set<String>
+    /// Wrapper keys that some mapping lists; any other (`data`, `items`) says nothing about the source.
+    private let knownWrappers: Set<String>
 
     public init(catalog: SchemaCatalog) {
         var vinColumns = Set<String>()
@@ -59,10 +64,16 @@ public struct SourceDetector: Sendable {
             return Candidate(mapping: mapping, known: known, groups: groups, hasVIN: hasVIN)
         }
         self.vinColumns = vinColumns
+        var wrapperCounts: [String: Int] = [:]
+        for c in candidates { for w in Set(c.mapping.wrappers) { wrapperCounts[w, default: 0] += 1 } }
+        ownWrappers = Set(wrapperCounts.filter { $0.value == 1 }.keys)
+        knownWrappers = Set(wrapperCounts.keys)
     }
 
     /// The scores of every mapping whose signature holds, best first.
     public func scores(keys: [String], wrapper: String? = nil) -> [Score] {
+        // An envelope key no mapping lists (`{"data": [...]}`) reads like a bare array.
+        let wrapper = wrapper.flatMap { knownWrappers.contains($0) ? $0 : nil }
         let exact = Set(keys)
         let folded = keys.map(Schema.fold)
         let foldedSet = Set(folded)
@@ -78,6 +89,14 @@ public struct SourceDetector: Sendable {
             var score = keys.isEmpty ? 0 : Double(knownCount) / Double(keys.count)
             if let wrapper, m.wrappers.contains(wrapper) { score += 0.25 }
             out.append(Score(mapping: m.name, score: score))
+        }
+        // No signature holds (the feed's first place lacks a coordinate): a wrapper key that only
+        // one mapping lists names the source.
+        if out.isEmpty, let wrapper, ownWrappers.contains(wrapper),
+            let c = candidates.first(where: { $0.mapping.wrappers.contains(wrapper) })
+        {
+            let knownCount = folded.filter { c.known.contains($0) }.count
+            out.append(Score(mapping: c.mapping.name, score: (keys.isEmpty ? 0 : Double(knownCount) / Double(keys.count)) + 0.25))
         }
         return out.sorted { $0.score > $1.score }
     }

@@ -78,6 +78,7 @@ public final class ImportSession {
     private let selectFindings: Statement
     private let deleteFindings: Statement
     private let deleteConflictFindings: Statement
+    private let deleteRepeatedFinding: Statement
     private let insertDuplicate: Statement
     private let deleteDuplicate: Statement
     private let insertReject: Statement
@@ -114,6 +115,12 @@ public final class ImportSession {
         deleteConflictFindings = try connection.prepare(
             "DELETE FROM findings WHERE table_name=?1 AND key=?2 AND code='key.conflict' AND input IS ?3 AND line IS ?4",
             persistent: true)
+        deleteRepeatedFinding = try connection.prepare(
+            """
+            DELETE FROM findings WHERE id = (SELECT id FROM findings WHERE table_name=?2 AND key=?3 AND input IS ?4
+            AND line IS ?5 AND code=?6 AND message=?7 AND run_id<>?1 ORDER BY id DESC LIMIT 1)
+            """, persistent: true)
+        try deleteRepeatedFinding.bind(runID, at: 1)
         insertDuplicate = try connection.prepare(
             """
             INSERT INTO duplicates(run_id, table_name, key, input, line, action, raw, findings)
@@ -337,6 +344,9 @@ public final class ImportSession {
                 if mergedHash != stored.hash {
                     try rewrite(writer, rowID: rowID, key: key, values: kept, hash: mergedHash, source: stored.source, input: stored.input, line: stored.line)
                 }
+                // The record's own warnings join the row's; the copies an earlier run of the same
+                // input left go first, so re-running it does not pile them up.
+                try removeEarlierFindings(record.findings, table: table, key: key, provenance: provenance)
                 try addFindings(record.findings + conflicts, table: table, key: key, provenance: provenance)
                 finalHash = mergedHash
             }
@@ -630,6 +640,24 @@ public final class ImportSession {
             try insertFinding.step()
         }
         insertFinding.reset()
+    }
+
+    /// Deletes, for each warning, one identical finding (key, input, line, code, message) that an
+    /// earlier run stored.
+    private func removeEarlierFindings(
+        _ findings: [Finding], table: String, key: String, provenance: Provenance
+    ) throws(StoreError) {
+        for finding in findings where finding.severity == .warning {
+            deleteRepeatedFinding.reset()
+            try deleteRepeatedFinding.bind(table, at: 2)
+            try deleteRepeatedFinding.bind(key, at: 3)
+            try deleteRepeatedFinding.bind(finding.input ?? provenance.input, at: 4)
+            try deleteRepeatedFinding.bind(finding.line ?? provenance.line, at: 5)
+            try deleteRepeatedFinding.bind(finding.code.rawValue, at: 6)
+            try deleteRepeatedFinding.bind(finding.message, at: 7)
+            try deleteRepeatedFinding.step()
+        }
+        deleteRepeatedFinding.reset()
     }
 
     private func findings(table: String, key: String) throws(StoreError) -> [Finding] {

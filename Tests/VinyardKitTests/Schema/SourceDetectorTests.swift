@@ -82,4 +82,67 @@ import Testing
         #expect(scores.first?.mapping == "random-vehicle")
         #expect(scores.contains { $0.mapping == "fleet" })
     }
+
+    // A random-data-api record that lacks some optional keys is still one: `make_and_model` is its
+    // own key, and read as a fleet file its make and model were dropped and its `mileage` (miles)
+    // loaded as kilometres.
+    @Test(arguments: [
+        ["id", "vin", "make_and_model", "mileage"],
+        ["make_and_model", "license_plate", "vin", "id", "doors", "color"],
+        ["vin", "make_and_model", "fuel_type", "transmission", "drive_type"],
+    ])
+    func randomVehicleWithoutOptionalKeys(_ keys: [String]) throws {
+        #expect(try detector.detect(keys: keys, inputName: "x").name == "random-vehicle")
+    }
+
+    // A listing of a new car has no FirstRegistration; when it comes first, the whole file failed
+    // detection (exit 64) although its other keys are AutoScout's own.
+    @Test(arguments: [
+        (["ID", "Make", "Model", "FuelType", "Price", "Mileage (km)", "AccidentFree", "Images", "Address", "PowerKW"], "vehicles"),
+        (["ID", "Make", "Model", "FuelType", "Price", "Mileage", "AccidentFree", "Images", "PowerKW"], nil),
+        (["ID", "Make", "Price", "AccidentFree"], nil),
+    ] as [([String], String?)])
+    func autoscoutWithoutFirstRegistration(_ keys: [String], _ wrapper: String?) throws {
+        #expect(try detector.detect(keys: keys, wrapper: wrapper, inputName: "x").name == "autoscout")
+    }
+
+    @Test func idMakeModelWithAVINStaysFleet() throws {
+        #expect(try detector.detect(keys: ["ID", "VIN", "Make", "Model", "Year"], inputName: "x").name == "fleet")
+    }
+
+    // The locations feed's first place may lack a coordinate (it is then a coord.incomplete
+    // reject); the wrapper key still names the source. It failed detection with exit 64.
+    @Test(arguments: [
+        (["name", "long"], "locations", "locations"),
+        (["name"], "places", "locations"),
+        (["id", "make", "model"], "records", "fleet-record"),
+    ] as [([String], String, String)])
+    func wrapperOfOneSourceDecidesWhenNoSignatureHolds(_ keys: [String], _ wrapper: String, _ expected: String) throws {
+        #expect(try detector.detect(keys: keys, wrapper: wrapper, inputName: "x").name == expected)
+    }
+
+    @Test func wrapperDoesNotOverrideAHoldingSignature() throws {
+        // A generic fleet table wrapped in `fleet` (a fleet-record wrapper) stays a fleet file.
+        #expect(try detector.detect(keys: ["vin", "make", "model"], wrapper: "fleet", inputName: "x").name == "fleet")
+        // `vehicles` is listed by several sources: it names none of them.
+        #expect(throws: VinyardError.self) { try detector.detect(keys: ["foo"], wrapper: "vehicles", inputName: "x") }
+    }
+
+    // An API envelope key no mapping lists (`{"status": "ok", "data": [...]}`) says nothing about
+    // the source: the records' keys decide, as for a bare array. It excluded every source that
+    // lists wrappers, so an AutoScout page under `data` failed detection (exit 64).
+    @Test(arguments: [
+        (["ID", "Make", "FuelType", "Price", "Mileage (km)", "FirstRegistration", "AccidentFree"], "autoscout"),
+        (["id", "uid", "vin", "make_and_model", "kilometrage"], "random-vehicle"),
+        (["name", "lat", "long"], "locations"),
+    ])
+    func unknownWrapperExcludesNothing(_ keys: [String], _ expected: String) throws {
+        for wrapper in ["data", "items", "results"] {
+            #expect(try detector.detect(keys: keys, wrapper: wrapper, inputName: "x").name == expected)
+        }
+        // A known wrapper of another source still excludes: locations are no vehicles.
+        if expected != "locations" {
+            #expect(!detector.scores(keys: keys, wrapper: "locations").contains { $0.mapping == expected })
+        }
+    }
 }

@@ -137,6 +137,34 @@ import VinyardKit
         #expect(try store.count("SELECT count(*) FROM findings") == 1)
     }
 
+    /// A duplicate's own warnings (`vehicle.accident` on the merged record) are findings of the row;
+    /// re-running the input replaces them instead of adding another copy each run. With `merge`
+    /// the findings table grew by one a run. Also for a JSON array on one line, where the row and
+    /// the duplicate share the line and carry the same warning.
+    @Test(arguments: DuplicatePolicy.allCases, [4, 2])
+    func reimportDoesNotPileUpADuplicatesWarnings(policy: DuplicatePolicy, duplicateLine: Int) throws {
+        let dir = try makeStoreDirectory()
+        let store = try VinyardStore(path: dir.appendingPathComponent("v.db").path)
+        func accident(_ line: Int) -> Finding {
+            Finding(.vehicleAccident, .warning, field: "accident_free", message: "not accident-free", input: "a.csv", line: line)
+        }
+        let records = [
+            testRecord("VIN1", make: "BMW", accidentFree: duplicateLine == 2 ? false : nil, line: 2,
+                       findings: duplicateLine == 2 ? [accident(2)] : []),
+            testRecord("VIN1", make: "BMW", accidentFree: false, line: duplicateLine, findings: [accident(duplicateLine)]),
+        ]
+        _ = try store.importRecords(records, policy: policy)
+        let sql = "SELECT key, input, line, code FROM findings ORDER BY key, input, line, code"
+        let first = try store.rows(sql)
+        // (A dropped duplicate's warnings stay with it in `duplicates`.)
+        #expect(first.contains { $0[3] == .text("vehicle.accident") } == (policy != .first || duplicateLine == 2))
+        for _ in 0..<2 {
+            let again = try store.importRecords(records, policy: policy)
+            #expect(again.counts == ImportCounts(read: 2, unchanged: 1, duplicates: 1))
+            #expect(try store.rows(sql) == first)
+        }
+    }
+
     /// With `last`, a later run's different values update the row, and the values they overwrite
     /// are kept in `duplicates` (nothing lost); a record that becomes the row again leaves no
     /// stale entry behind, and filling empty fields needs none.
