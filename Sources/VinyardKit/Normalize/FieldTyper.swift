@@ -244,6 +244,11 @@ final class FieldTyper {
         switch f {
         case .invalid:
             return finding(.fieldType, text, "is not \(whole ? "a whole number" : "a number"); write \(example)")
+        case .ambiguous where text.contains("."):
+            return finding(
+                .fieldType, text,
+                "is ambiguous: a dot grouping thousands, or three decimals? write it without the separator, "
+                    + "or pass --decimal comma (dots group thousands) or --decimal point")
         case .ambiguous:
             return finding(
                 .fieldType, text,

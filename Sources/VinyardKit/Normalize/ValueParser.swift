@@ -109,6 +109,9 @@ public enum ValueParser {
         // Fast paths: plain digits with an optional sign.
         if let i = s.utf8.withContiguousStorageIfAvailable({ plainInteger($0) }) ?? nil { return .success(i) }
         if let i = Int64(s) { return .success(i) }
+        // `150.000` where a whole number is expected: 150 written with three decimals, or 150,000
+        // with a dot grouping thousands (a German mileage)? Asked, not guessed.
+        if decimal == .auto, isDotThousandsLike(s) { return .failure(.ambiguous) }
         switch clean(s, decimal: decimal) {
         case .failure(let f): return .failure(f)
         case .success(let c):
@@ -127,6 +130,16 @@ public enum ValueParser {
             guard let i = Int64(intPart) else { return .failure(.tooLarge) }
             return .success(i)
         }
+    }
+
+    /// `[+-]d{1,3}.000`: a whole number with three zero decimals, or thousands grouped by a dot.
+    static func isDotThousandsLike(_ s: String) -> Bool {
+        var b = Array(s.utf8)[...]
+        if let first = b.first, first == 0x2B || first == 0x2D { b = b.dropFirst() }
+        guard let dot = b.firstIndex(of: 0x2E) else { return false }
+        let digits = b[..<dot], fraction = b[(dot + 1)...]
+        return (1...3).contains(digits.count) && digits.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+            && fraction.elementsEqual("000".utf8)
     }
 
     /// Exact powers of ten up to 10^22 (all exactly representable as `Double`).

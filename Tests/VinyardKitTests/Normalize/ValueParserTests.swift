@@ -23,6 +23,21 @@ import Testing
         #expect(ValueParser.parseNumber("1,2345") == .success(1.2345))
     }
 
+    /// A whole number written `150.000` is 150 with three zero decimals, or 150,000 grouped by a
+    /// dot (a German mileage): asked in auto mode, decided by `--decimal`; a number field, other
+    /// decimals and several groups keep their meaning.
+    @Test func dotThousandsInWholeNumbers() {
+        for text in ["150.000", "12.000", "-1.000", "+999.000"] {
+            #expect(ValueParser.parseInteger(text) == .failure(.ambiguous), "\(text)")
+        }
+        #expect(ValueParser.parseInteger("150.000", decimal: .comma) == .success(150_000))
+        #expect(ValueParser.parseInteger("150.000", decimal: .point) == .success(150))
+        #expect(ValueParser.parseInteger("150.00") == .success(150))
+        #expect(ValueParser.parseInteger("1500.000") == .success(1500))
+        #expect(ValueParser.parseInteger("1.500.000") == .success(1_500_000))
+        #expect(ValueParser.parseNumber("12.000") == .success(12))
+    }
+
     @Test(arguments: [("45210", Int64(45210)), ("007", 7), ("5.0", 5), ("12 345", 12345), ("-12", -12), ("2e3", 2000)])
     func integers(_ text: String, _ expected: Int64) {
         #expect(ValueParser.parseInteger(text) == .success(expected))
