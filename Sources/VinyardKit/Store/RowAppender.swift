@@ -107,7 +107,8 @@ final class RowAppender {
             statement.reset()
             let last = connection.lastInsertRowID
             let first = last - Int64(rows.count) + 1
-            for (j, row) in rows.enumerated() { try written(row.keyHash, first + Int64(j)) }
+            // Only the key hashes: a loop over whole rows copied each (retaining its strings).
+            for j in rows.indices { try written(rows[j].keyHash, first + Int64(j)) }
         } else {
             let statement = try singleStatement()
             for row in rows {

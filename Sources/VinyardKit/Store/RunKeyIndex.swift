@@ -12,7 +12,7 @@
 /// 5M-row first load holds no more than a 1.4M-row one.
 /// - Complexity: O(1) expected per lookup and insert (one filter probe per spilled run); 8 bytes
 ///   per live slot, at most 3/4 full.
-struct RunKeyIndex {
+final class RunKeyIndex {
     /// The largest rowid a slot can hold.
     static let maxRowID: Int64 = (1 << 24) - 1
     /// Live keys before a spill: 1.4M keys, about 21,900 a part, stay within 64 parts of 32,768
@@ -28,7 +28,10 @@ struct RunKeyIndex {
         var count = 0
     }
 
-    private var parts: [Part]
+    /// (A class, so the writer's `runKeys != nil` and lookups do not copy the table's fields: as a
+    /// struct, each copy retained them, about 260 instructions a row. Unchecked exclusivity: one
+    /// thread owns the index.)
+    @exclusivity(unchecked) private var parts: [Part]
     private let initialPartBits: Int
     private(set) var count = 0
     private var liveCount = 0
@@ -40,7 +43,7 @@ struct RunKeyIndex {
     private let spillDirectory: String?
 
     /// - Parameter initialBits: log2 of the initial slots in all (at least 2^partBits).
-    init(limit: Int, liveLimit: Int = Self.defaultLiveLimit, initialBits: Int = 16, spillDirectory: String? = nil) {
+    init(limit: Int, liveLimit: Int = RunKeyIndex.defaultLiveLimit, initialBits: Int = 16, spillDirectory: String? = nil) {
         self.spillDirectory = spillDirectory
         initialPartBits = max(1, initialBits - Self.partBits)
         parts = Self.emptyParts(bits: initialPartBits)
@@ -76,6 +79,7 @@ struct RunKeyIndex {
 
     /// The rowid of the key with this hash for which `matches` (reading the row) returns true, or nil.
     /// - Throws: what `matches` throws, or ``VinyardError`` `.io` when the spilled runs cannot be read.
+    @inline(__always)
     func find(_ hash: UInt64, matches: (Int64) throws -> Bool) throws -> Int64? {
         let fp = Self.fingerprint(hash)
         let part = parts[Self.part(fp)]
@@ -90,6 +94,14 @@ struct RunKeyIndex {
             }
             i = (i + 1) & mask
         }
+        guard spill != nil else { return nil }
+        return try findSpilled(fp, matches: matches)
+    }
+
+    /// ``find(_:matches:)`` in the spilled runs (out of line: the in-memory probe stays small
+    /// enough to inline, and the caller's closure is set up only when a run may hold the key).
+    @inline(never)
+    private func findSpilled(_ fp: UInt64, matches: (Int64) throws -> Bool) throws -> Int64? {
         guard let spill else { return nil }
         var found: Int64?
         _ = try spill.find(bloomKey: fp, from: fp << 24, through: fp << 24 | 0xFF_FFFF) { _, bytes in
@@ -103,7 +115,7 @@ struct RunKeyIndex {
 
     /// Adds a key known not to be present. `rowID` must be in 1…``maxRowID`` and ``hasRoom`` true.
     /// - Throws: ``VinyardError`` `.io` when the live keys cannot be moved to the temporary file.
-    mutating func insert(_ hash: UInt64, rowID: Int64) throws {
+    func insert(_ hash: UInt64, rowID: Int64) throws {
         let fp = Self.fingerprint(hash)
         let p = Self.part(fp)
         if (parts[p].count + 1) * 4 > parts[p].slots.count * 3 { Self.grow(&parts[p]) }
@@ -116,7 +128,7 @@ struct RunKeyIndex {
 
     /// Moves the live slots to a new sorted run (a part's slots sorted, parts in fingerprint order:
     /// sorted as a whole) and empties memory.
-    private mutating func spillLive() throws {
+    private func spillLive() throws {
         guard let file = spill ?? (try? SortedRunFile(recordSize: 8, what: "the keys imported so far", directory: spillDirectory)) else {
             // No temporary file can be created (a read-only $TMPDIR): no room for more keys, so
             // the run builds the real index now and goes on with it (memory stays bounded).

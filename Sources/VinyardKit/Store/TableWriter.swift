@@ -198,10 +198,10 @@ final class TableWriter {
     /// Remembers the row just inserted for a new key while the key index is dropped; builds the
     /// index instead when the in-memory keys are full (memory stays bounded).
     func rememberInRun(keyHash: UInt64, rowID: Int64) throws(StoreError) {
-        guard runKeys != nil else { return }
-        if runKeys?.hasRoom == true, rowID >= 1, rowID <= RunKeyIndex.maxRowID {
+        guard let runKeys else { return }
+        if runKeys.hasRoom, rowID >= 1, rowID <= RunKeyIndex.maxRowID {
             do {
-                try runKeys?.insert(keyHash, rowID: rowID)
+                try runKeys.insert(keyHash, rowID: rowID)
             } catch {
                 throw StoreError(extendedCode: SQLITE_IOERR, message: "\(error)")
             }
