@@ -212,6 +212,54 @@ func expectCleanExit(_ r: RunResult, _ label: String, sourceLocation: SourceLoca
     }
 }
 
+extension ConcurrentImportTests {
+    /// Two imports start on a path with no database: the first creates it and fails (--strict,
+    /// a rejected record), the second waits for its lock and commits. The failed run removed "its"
+    /// new database while the other was waiting for it, which then wrote into the removed file:
+    /// exit 0, rows reported inserted, and no database.
+    @Test func failedFirstImportKeepsTheOtherImportsDatabase() throws {
+        let good = try GeneratedFiles.fleet(rows: 3_000, seed: 23)
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("new.db").path
+
+        // The strict run reads standard input: it has begun its import (and holds the write lock,
+        // with a rollback journal: the first load) while its input is still open.
+        let strict = Process()
+        strict.executableURL = vinyardBinary
+        strict.arguments = ["import", "-", "--db", db, "--strict", "--quiet"]
+        let stdin = Pipe()
+        strict.standardInput = stdin
+        strict.standardOutput = FileHandle.nullDevice
+        strict.standardError = FileHandle.nullDevice
+        try strict.run()
+        stdin.fileHandleForWriting.write(Data("vin,make\n1HGCM82633A004352,Honda\nSHORT,Ford\n".utf8))
+        #expect(waitUntil(timeout: 30) { FileManager.default.fileExists(atPath: db + "-journal") }, "the strict run never began")
+
+        nonisolated(unsafe) var result: RunResult?
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            result = try? runVinyard(["import", good, "--db", db, "--report", "json", "--quiet"], timeout: 90)
+            done.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: 1.5)  // the second run opens the file and waits for the lock
+        try stdin.fileHandleForWriting.close()
+        strict.waitUntilExit()
+        #expect(strict.terminationStatus == 1)
+        done.wait()
+
+        let r = try #require(result)
+        expectCleanExit(r, "second import")
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try ParsedReport(r)
+        #expect(FileManager.default.fileExists(atPath: db), "the committed database was removed")
+        let state = try DatabaseState(db)
+        #expect(state.count("vehicles") == report.int("inserted"), "\(state)")
+        #expect(state.count("import_runs") == 1, "\(state)")
+        #expect(try integrityCheck(db) == "ok")
+    }
+}
+
 // MARK: - Bad --db paths
 
 @Suite struct BadDatabasePathTests {

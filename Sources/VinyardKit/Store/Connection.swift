@@ -98,6 +98,14 @@ public final class Connection {
         sqlite3_busy_timeout(handle, Int32(clamping: Int((seconds * 1000).rounded())))
     }
 
+    /// True when the file this connection has open is no longer at ``path`` (deleted, or replaced
+    /// by another file) since it was opened. The corresponding C function is `sqlite3_file_control`
+    /// (`SQLITE_FCNTL_HAS_MOVED`).
+    public var fileHasMoved: Bool {
+        var moved: Int32 = 0
+        return sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0
+    }
+
     /// True when no transaction is open. The corresponding C function is `sqlite3_get_autocommit`.
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 

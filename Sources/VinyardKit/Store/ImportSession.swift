@@ -23,6 +23,15 @@ extension VinyardStore {
             }
             throw Self.storeError(error, "cannot start an import in \(path)")
         }
+        if connection.fileHasMoved {
+            // Removed by a failed import that had created it (``removeIfUnused(path:)``) while this
+            // run waited for the lock: nothing may be written into the removed file (nor its
+            // journal mode changed, which would touch the `-wal` of a new file at `path`).
+            try? connection.rollback()
+            throw VinyardError(
+                .store, "\(path) was removed by another process while this import waited for it; run the import again",
+                cause: StoreError.databaseMoved)
+        }
         do {
             return try ImportSession(store: self, options: options, bulkLoad: bulkLoad)
         } catch {

@@ -69,11 +69,10 @@ public final class VinyardStore {
         try Self.checkFile(path: path, readOnly: readOnly)
         if readOnly { Self.rollBackHotJournal(path) }
         do {
-            connection = try Connection(path: path, mode: readOnly ? .readOnly : .readWriteCreate)
+            connection = try Self.openConnection(path: path, readOnly: readOnly, busyTimeout: busyTimeout)
         } catch {
             throw Self.openError(error, path: path, readOnly: readOnly)
         }
-        connection.setBusyTimeout(seconds: busyTimeout)
         isInitialized = false
         do {
             let tables = try userTableNames()
@@ -141,6 +140,23 @@ public final class VinyardStore {
             if !fm.isWritableFile(atPath: dir) {
                 throw VinyardError(.cantCreate, "cannot create the database \(path): directory \(dir) is not writable")
             }
+        }
+    }
+
+    /// Opens the connection. A writer opens again when the file it opened was removed before its
+    /// first read (``removeIfUnused(path:)`` of an import that created the file and failed):
+    /// otherwise it would write into the removed file, and SQLite would create its `-wal` and
+    /// `-shm` beside the new file at `path`.
+    private static func openConnection(path: String, readOnly: Bool, busyTimeout: Double) throws(StoreError) -> Connection {
+        var attempts = 0
+        while true {
+            let connection = try Connection(path: path, mode: readOnly ? .readOnly : .readWriteCreate)
+            connection.setBusyTimeout(seconds: busyTimeout)
+            if readOnly { return connection }
+            // The first read waits for a remover's lock; a file that is no database fails below.
+            _ = try? connection.scalarInt("SELECT count(*) FROM main.sqlite_schema")
+            attempts += 1
+            if !connection.fileHasMoved || attempts == 5 { return connection }
         }
     }
 
