@@ -308,6 +308,26 @@ extension ConcurrentImportTests {
         }
     }
 
+    /// A FIFO or a device as --db: refused at once with a message (a FIFO hung both commands,
+    /// waiting for a writer; /dev/null failed with "disk full or I/O error").
+    @Test func nonRegularFilesAreRefused() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent("fifo.db").path
+        try #require(mkfifo(fifo, 0o644) == 0)
+        for path in [fifo, "/dev/null"] {
+            for args in [["import", sample("fleet.csv"), "--db", path], ["stats", "--db", path], ["export", "--db", path]] {
+                let r = try runVinyard(args, timeout: 20)
+                expectCleanExit(r, "\(args[0]) \(path)")
+                #expect(r.status == 73, "\(args[0]) \(path): \(r.status) \(r.stderr)")
+                #expect(r.stderr.contains("\(path) is not a regular file"), "\(r.stderr)")
+            }
+        }
+        var info = stat()
+        #expect(stat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        #expect(!FileManager.default.fileExists(atPath: "/dev/null-wal"))
+    }
+
     @Test func uncreatableDatabasePaths() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -111,6 +111,18 @@ public final class VinyardStore {
             if isDirectory.boolValue {
                 throw VinyardError(.cantCreate, "\(path) is a directory, not a database file")
             }
+            // Before opening it: reading a FIFO waits for a writer, for ever.
+            var info = stat()
+            if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+                let kind = switch info.st_mode & S_IFMT {
+                case S_IFIFO: "a FIFO"
+                case S_IFCHR: "a character device"
+                case S_IFBLK: "a block device"
+                case S_IFSOCK: "a socket"
+                default: "a special file"
+                }
+                throw VinyardError(.cantCreate, "\(path) is not a regular file (it is \(kind)); choose a file path for --db")
+            }
             guard let handle = FileHandle(forReadingAtPath: path) else {
                 throw VinyardError(.io, "cannot read \(path): permission denied")
             }
