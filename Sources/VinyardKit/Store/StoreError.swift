@@ -22,7 +22,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable, Hashable {
     public var description: String {
         let name = String(cString: sqlite3_errstr(extendedCode))
         var text = "SQLite error \(extendedCode) (\(name)): \(message)"
-        if let sql { text += " — while executing `\(sql)`" }
+        // The statement's start names it; a batched insert runs on for kilobytes of placeholders.
+        if let sql { text += " — while executing `\(sql.count > 160 ? sql.prefix(160) + "…" : sql)`" }
         return text
     }
 

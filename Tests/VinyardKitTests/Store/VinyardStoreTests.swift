@@ -415,4 +415,17 @@ import VinyardKit
         #expect(stats.runs.first?.counts == ImportCounts(read: 3, inserted: 3))
         #expect(stats.runCount == 1)
     }
+
+    /// An error names the statement that failed, shortened: the batched insert of the import
+    /// path has 700 placeholders, and a disk-full error printed all ~5 KB of them.
+    @Test func errorShortensLongSQL() {
+        let rows = (0..<32).map { r in "(" + (1...22).map { "?\(r * 22 + $0)" }.joined(separator: ",") + ")" }
+        let sql = "INSERT OR FAIL INTO \"vehicles\"(\"_key\",\"vin\") VALUES" + rows.joined(separator: ",")
+        let error = StoreError(extendedCode: 13, message: "database or disk is full", sql: sql)
+        #expect(error.description.count < 300, "\(error.description)")
+        #expect(error.description.contains("while executing `INSERT OR FAIL INTO \"vehicles\"(\"_key\",\"vin\") VALUES(?1,?2,"))
+        #expect(error.description.hasSuffix("…`"))
+        let short = StoreError(extendedCode: 5, message: "database is locked", sql: "BEGIN IMMEDIATE TRANSACTION")
+        #expect(short.description.hasSuffix("while executing `BEGIN IMMEDIATE TRANSACTION`"))
+    }
 }
