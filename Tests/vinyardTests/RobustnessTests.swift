@@ -158,6 +158,46 @@ func expectCleanExit(_ r: RunResult, _ label: String, sourceLocation: SourceLoca
     }
 }
 
+extension KilledImportTests {
+    /// SIGINT (Ctrl-C) or SIGTERM during an import: the run is rolled back in the process, which
+    /// says so and exits 128 + the signal; a first import removes the database it created. (The
+    /// process died silently, leaving a hot journal and, for a first import, a new database file.)
+    @Test(arguments: [SIGINT, SIGTERM])
+    func interruptedImportRollsBackAndSaysSo(signal: Int32) throws {
+        let big = try GeneratedFiles.fleet(rows: 100_000, seed: 3)
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        try #require(try runVinyard(["import", sample("fleet.csv"), "--db", db, "--quiet"], timeout: 30).status == 0)
+        let before = try DatabaseState(db)
+        for path in [db, dir.appendingPathComponent("new.db").path] {
+            let process = Process()
+            process.executableURL = vinyardBinary
+            process.arguments = ["import", big, "--db", path, "--quiet"]
+            let stderr = Pipe()
+            process.standardError = stderr
+            process.standardOutput = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let pid = process.processIdentifier
+            #expect(waitUntil(timeout: 60) { !process.isRunning || (readOffset(pid: pid, path: big) ?? 0) >= fileSize(big) / 5 })
+            kill(pid, signal)
+            let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signal,
+                    "\(process.terminationReason) \(process.terminationStatus): \(message)")
+            #expect(message.contains("interrupted") && message.contains("rolled back"), "\(message)")
+            #expect(!FileManager.default.fileExists(atPath: path + "-journal"))
+            if path == db {
+                #expect(try DatabaseState(db) == before)
+                #expect(try integrityCheck(db) == "ok")
+            } else {
+                #expect(!FileManager.default.fileExists(atPath: path), "the interrupted first import left its database")
+            }
+        }
+    }
+}
+
 // MARK: - Concurrent imports
 
 @Suite struct ConcurrentImportTests {

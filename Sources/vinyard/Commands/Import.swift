@@ -21,7 +21,8 @@ struct Import: ParsableCommand {
 
             Exit status: 0 success; 1 --strict and records were rejected; 64 usage; 65 malformed \
             input or a --db that is not a Vinyard database; 66 missing input; 73 cannot create the \
-            database; 74 I/O or database error.
+            database; 74 I/O or database error; 130 or 143 interrupted (SIGINT, SIGTERM: the run is \
+            rolled back).
 
             Examples:
               vinyard import Samples/fleet.csv Samples/autoscout.json --db fleet.db
@@ -67,14 +68,24 @@ struct Import: ParsableCommand {
             guard !existed else { return }
             VinyardStore.removeIfUnused(path: db)
         }
+        let interruption = ImportInterruption(database: db)
+        func exitIfInterrupted() throws {
+            let signal = interruption.takeOver()
+            guard signal != 0 else { return }
+            FileHandle.standardError.write(
+                Data(ImportInterruption.message(signal: signal, database: db, committed: committed).utf8))
+            throw ExitCode(128 + signal)
+        }
         try reportingErrors {
             do {
-                failedStrict = try performImport(committed: &committed)
+                failedStrict = try performImport(committed: &committed, interruption: interruption)
             } catch {
                 if !committed { removeCreatedDatabase() }
+                try exitIfInterrupted()
                 throw error
             }
             if failedStrict { removeCreatedDatabase() }
+            try exitIfInterrupted()
         }
         if failedStrict { throw ExitCode(1) }
     }
@@ -96,7 +107,7 @@ struct Import: ParsableCommand {
     /// Runs the import; true when --strict rolled it back. The store is closed when it returns;
     /// `committed` is set once the run is in the database (a later error, e.g. writing the report,
     /// leaves it there).
-    private func performImport(committed: inout Bool) throws -> Bool {
+    private func performImport(committed: inout Bool, interruption: ImportInterruption) throws -> Bool {
         do {
             let catalog = try pipeline.catalog()
             var options = try pipeline.pipelineOptions(read: try input.readOptions(), catalog: catalog)
@@ -106,6 +117,8 @@ struct Import: ParsableCommand {
             var recorded = ["on-duplicate": onDuplicate, "strict": String(strict)]
             if let source = pipeline.source { recorded["source"] = source }
             let (store, session) = try beginImport(options: recorded)
+            interruption.watch(store.connection)
+            defer { interruption.watch(nil) }
             // Every schema's table exists after an import, also when all its records were
             // rejected, so `export` and `emissions` find an empty table rather than none.
             for schema in catalog.schemas.values.sorted(by: { $0.name < $1.name }) {
