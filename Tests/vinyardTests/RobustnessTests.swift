@@ -368,6 +368,25 @@ extension ConcurrentImportTests {
         #expect(!FileManager.default.fileExists(atPath: "/dev/null-wal"))
     }
 
+    /// A database file without write permission (chmod 0444) is not written, also by root (whom
+    /// the permission does not stop: the import went through); reading it still works.
+    @Test func readOnlyDatabaseFileIsLeftUntouched() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        try #require(try runVinyard(["import", sample("fleet.csv"), "--db", db, "--quiet"]).status == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: db)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: db))
+        let r = try runVinyard(["import", sample("fleet.jsonl"), "--db", db], timeout: 30)
+        expectCleanExit(r, "import")
+        #expect(r.status == 73, "\(r.status) \(r.stderr)")
+        #expect(r.stderr.contains("cannot write the database \(db)"), "\(r.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == bytes)
+        let stats = try runVinyard(["stats", "--db", db], timeout: 30)
+        #expect(stats.status == 0, "\(stats.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == bytes)
+    }
+
     @Test func uncreatableDatabasePaths() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -113,7 +113,8 @@ public final class VinyardStore {
             }
             // Before opening it: reading a FIFO waits for a writer, for ever.
             var info = stat()
-            if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            let statted = stat(path, &info) == 0
+            if statted, info.st_mode & S_IFMT != S_IFREG {
                 let kind = switch info.st_mode & S_IFMT {
                 case S_IFIFO: "a FIFO"
                 case S_IFCHR: "a character device"
@@ -136,6 +137,12 @@ public final class VinyardStore {
             }
             if !readOnly, !fm.isWritableFile(atPath: path) {
                 throw VinyardError(.cantCreate, "cannot write the database \(path): permission denied")
+            }
+            // Root may write a file nobody may write; a database made read-only is meant to stay as it is.
+            if !readOnly, statted, info.st_mode & 0o222 == 0 {
+                throw VinyardError(
+                    .cantCreate,
+                    "cannot write the database \(path): the file is read-only (mode \(String(info.st_mode & 0o777, radix: 8)))")
             }
         } else if readOnly {
             throw VinyardError(
