@@ -172,8 +172,8 @@ public final class VinyardStore {
             let connection = try Connection(path: path, mode: readOnly ? .readOnly : .readWriteCreate)
             connection.setBusyTimeout(seconds: busyTimeout)
             if readOnly { return connection }
-            // The first read waits for a remover's lock; a file that is no database fails below.
-            _ = try? connection.scalarInt("SELECT count(*) FROM main.sqlite_schema")
+            // The first read (waiting for a remover's lock; its errors are the open's errors).
+            _ = try connection.scalarInt("SELECT count(*) FROM main.sqlite_schema")
             attempts += 1
             if !connection.fileHasMoved || attempts == 5 { return connection }
         }

@@ -428,4 +428,20 @@ import VinyardKit
         let short = StoreError(extendedCode: 5, message: "database is locked", sql: "BEGIN IMMEDIATE TRANSACTION")
         #expect(short.description.hasSuffix("while executing `BEGIN IMMEDIATE TRANSACTION`"))
     }
+
+    /// Opening a database another connection holds an exclusive lock on fails after waiting the
+    /// busy timeout once (the writer's first read waited it twice).
+    @Test func lockedDatabaseWaitsTheBusyTimeoutOnce() throws {
+        let dir = try makeStoreDirectory()
+        let path = dir.appendingPathComponent("v.db").path
+        try VinyardStore(path: path).prepareTable(for: testSchema)
+        let holder = try Connection(path: path, mode: .readWrite)
+        #expect(try holder.scalarText("PRAGMA journal_mode=DELETE") == "delete")
+        try holder.execute("BEGIN EXCLUSIVE")
+        defer { try? holder.rollback() }
+        let start = Date()
+        #expect(throws: VinyardError.self) { _ = try VinyardStore(path: path, busyTimeout: 1) }
+        let waited = Date().timeIntervalSince(start)
+        #expect(waited >= 0.9 && waited < 1.8, "waited \(waited) s")
+    }
 }
