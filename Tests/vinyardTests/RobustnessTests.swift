@@ -387,6 +387,21 @@ extension ConcurrentImportTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == bytes)
     }
 
+    /// --db a symbolic link to a file not yet there: a first import that fails removes the file
+    /// it created through the link and keeps the link (it removed the link and left the file).
+    @Test func failedFirstImportThroughALinkKeepsTheLink() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let link = dir.appendingPathComponent("link.db").path
+        let target = dir.appendingPathComponent("target.db").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let r = try runVinyard(["import", sample("fleet.csv"), "--db", link, "--strict", "--quiet"], timeout: 30)
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target, "the link was removed")
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        #expect(left == ["link.db"], "\(left)")
+    }
+
     @Test func uncreatableDatabasePaths() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

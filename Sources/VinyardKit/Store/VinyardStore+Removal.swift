@@ -1,9 +1,9 @@
 import Foundation
 
 extension VinyardStore {
-    /// Removes the database at `path`, with its `-wal`, `-shm` and `-journal` files, when it holds
-    /// nothing (no table, or Vinyard's tables all empty but `vinyard_meta`) and no other connection
-    /// has it open; keeps it otherwise. For an import that created the file and then failed or was
+    /// Removes the database at `path` (the file a symbolic link names), with its `-wal`, `-shm` and
+    /// `-journal` files, when it holds nothing (no table, or Vinyard's tables all empty but
+    /// `vinyard_meta`) and no other connection has it open; keeps it otherwise. For an import that created the file and then failed or was
     /// rolled back: an import started at the same moment may be using the same new file, or may
     /// have committed into it.
     ///
@@ -13,7 +13,12 @@ extension VinyardStore {
     /// moved (``Connection/fileHasMoved``) and does not write into it.
     /// - Returns: true when the files were removed.
     @discardableResult
-    public static func removeIfUnused(path: String) -> Bool {
+    public static func removeIfUnused(path given: String) -> Bool {
+        // Through a symbolic link: the file it names (SQLite names the side files after it too);
+        // the link stays.
+        guard let resolved = realpath(given, nil) else { return false }
+        let path = String(cString: resolved)
+        free(resolved)
         guard let connection = try? Connection(path: path, mode: .readWrite) else { return false }
         connection.setBusyTimeout(seconds: 1)
         guard let mode = try? connection.scalarText("PRAGMA journal_mode"),
