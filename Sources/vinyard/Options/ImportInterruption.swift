@@ -1,8 +1,10 @@
 import Foundation
+import Synchronization
 import VinyardKit
 
-/// The signal that arrived (SIGINT or SIGTERM), or 0. Written by the signal handler only.
-nonisolated(unsafe) private var receivedSignal: sig_atomic_t = 0
+/// The signal that arrived (SIGINT or SIGTERM), or 0. Stored by the signal handler only (a
+/// lock-free atomic store is async-signal-safe).
+private let receivedSignal = Atomic<Int32>(0)
 
 /// SIGINT (Ctrl-C) and SIGTERM during `import`: the statement running on the watched connection
 /// is interrupted, so the run's transaction rolls back in the process, which then says so and
@@ -23,7 +25,8 @@ final class ImportInterruption: @unchecked Sendable {
     /// starts the watcher.
     init(database: String) {
         self.database = database
-        let handler: @convention(c) (Int32) -> Void = { receivedSignal = $0 }
+        _ = receivedSignal.load(ordering: .relaxed)  // initialized before a handler can run
+        let handler: @convention(c) (Int32) -> Void = { receivedSignal.store($0, ordering: .relaxed) }
         var signals = sigset_t()
         sigemptyset(&signals)
         for number in [SIGINT, SIGTERM] {
@@ -46,7 +49,7 @@ final class ImportInterruption: @unchecked Sendable {
     func takeOver() -> Int32 {
         lock.withLock {
             tookOver = true
-            return receivedSignal
+            return receivedSignal.load(ordering: .relaxed)
         }
     }
 
@@ -59,8 +62,8 @@ final class ImportInterruption: @unchecked Sendable {
     }
 
     private func watch() {
-        while receivedSignal == 0 { usleep(5_000) }
-        let signal = receivedSignal
+        while receivedSignal.load(ordering: .relaxed) == 0 { usleep(5_000) }
+        let signal = receivedSignal.load(ordering: .relaxed)
         let deadline = Date().addingTimeInterval(3)
         while Date() < deadline {
             let done = lock.withLock {
