@@ -444,4 +444,38 @@ import VinyardKit
         let waited = Date().timeIntervalSince(start)
         #expect(waited >= 0.9 && waited < 1.8, "waited \(waited) s")
     }
+
+    /// An import waits past its busy timeout while the writer ahead of it keeps writing (five
+    /// imports at once: the last waits for four), and gives up after one timeout when the lock
+    /// holder writes nothing (a forgotten `BEGIN EXCLUSIVE` in a shell).
+    @Test func importWaitsForAWriterThatIsWorking() throws {
+        let dir = try makeStoreDirectory()
+        let path = dir.appendingPathComponent("v.db").path
+        try VinyardStore(path: path).prepareTable(for: testSchema)
+        let holder = try Connection(path: path, mode: .readWrite)
+        try holder.execute("PRAGMA cache_size=10; CREATE TABLE side(b BLOB); BEGIN IMMEDIATE")
+        let waiter = try VinyardStore(path: path, busyTimeout: 0.4)
+
+        // Idle holder: one timeout, then the error.
+        var start = Date()
+        #expect(throws: VinyardError.self) { _ = try waiter.beginImport() }
+        #expect(Date().timeIntervalSince(start) < 1.2)
+
+        // Working holder: writes (spilling to the WAL) for 1.5 s, then commits.
+        nonisolated(unsafe) let working = holder
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            for _ in 0..<15 {
+                try? working.execute("INSERT INTO side VALUES(zeroblob(200000))")
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            try? working.execute("COMMIT")
+            done.signal()
+        }.start()
+        start = Date()
+        let session = try waiter.beginImport()
+        #expect(Date().timeIntervalSince(start) >= 1.2)
+        _ = try session.finish()
+        done.wait()
+    }
 }
