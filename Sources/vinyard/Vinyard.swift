@@ -16,7 +16,7 @@ struct Vinyard: ParsableCommand {
 
             Exit status: 0 success; 1 validate found errors (or import --strict rejected \
             records); 64 usage; 65 malformed input; 66 missing input; 73 cannot create output; \
-            74 I/O or database error.
+            74 I/O or database error; 130 or 143 import interrupted (SIGINT, SIGTERM; rolled back).
 
             Shell completion: vinyard --generate-completion-script bash|zsh|fish
             """,

@@ -158,6 +158,46 @@ func expectCleanExit(_ r: RunResult, _ label: String, sourceLocation: SourceLoca
     }
 }
 
+extension KilledImportTests {
+    /// SIGINT (Ctrl-C) or SIGTERM during an import: the run is rolled back in the process, which
+    /// says so and exits 128 + the signal; a first import removes the database it created. (The
+    /// process died silently, leaving a hot journal and, for a first import, a new database file.)
+    @Test(arguments: [SIGINT, SIGTERM])
+    func interruptedImportRollsBackAndSaysSo(signal: Int32) throws {
+        let big = try GeneratedFiles.fleet(rows: 100_000, seed: 3)
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        try #require(try runVinyard(["import", sample("fleet.csv"), "--db", db, "--quiet"], timeout: 30).status == 0)
+        let before = try DatabaseState(db)
+        for path in [db, dir.appendingPathComponent("new.db").path] {
+            let process = Process()
+            process.executableURL = vinyardBinary
+            process.arguments = ["import", big, "--db", path, "--quiet"]
+            let stderr = Pipe()
+            process.standardError = stderr
+            process.standardOutput = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let pid = process.processIdentifier
+            #expect(waitUntil(timeout: 60) { !process.isRunning || (readOffset(pid: pid, path: big) ?? 0) >= fileSize(big) / 5 })
+            kill(pid, signal)
+            let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signal,
+                    "\(process.terminationReason) \(process.terminationStatus): \(message)")
+            #expect(message.contains("interrupted") && message.contains("rolled back"), "\(message)")
+            #expect(!FileManager.default.fileExists(atPath: path + "-journal"))
+            if path == db {
+                #expect(try DatabaseState(db) == before)
+                #expect(try integrityCheck(db) == "ok")
+            } else {
+                #expect(!FileManager.default.fileExists(atPath: path), "the interrupted first import left its database")
+            }
+        }
+    }
+}
+
 // MARK: - Concurrent imports
 
 @Suite struct ConcurrentImportTests {
@@ -212,6 +252,54 @@ func expectCleanExit(_ r: RunResult, _ label: String, sourceLocation: SourceLoca
     }
 }
 
+extension ConcurrentImportTests {
+    /// Two imports start on a path with no database: the first creates it and fails (--strict,
+    /// a rejected record), the second waits for its lock and commits. The failed run removed "its"
+    /// new database while the other was waiting for it, which then wrote into the removed file:
+    /// exit 0, rows reported inserted, and no database.
+    @Test func failedFirstImportKeepsTheOtherImportsDatabase() throws {
+        let good = try GeneratedFiles.fleet(rows: 3_000, seed: 23)
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("new.db").path
+
+        // The strict run reads standard input: it has begun its import (and holds the write lock,
+        // with a rollback journal: the first load) while its input is still open.
+        let strict = Process()
+        strict.executableURL = vinyardBinary
+        strict.arguments = ["import", "-", "--db", db, "--strict", "--quiet"]
+        let stdin = Pipe()
+        strict.standardInput = stdin
+        strict.standardOutput = FileHandle.nullDevice
+        strict.standardError = FileHandle.nullDevice
+        try strict.run()
+        stdin.fileHandleForWriting.write(Data("vin,make\n1HGCM82633A004352,Honda\nSHORT,Ford\n".utf8))
+        #expect(waitUntil(timeout: 30) { FileManager.default.fileExists(atPath: db + "-journal") }, "the strict run never began")
+
+        nonisolated(unsafe) var result: RunResult?
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            result = try? runVinyard(["import", good, "--db", db, "--report", "json", "--quiet"], timeout: 90)
+            done.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: 1.5)  // the second run opens the file and waits for the lock
+        try stdin.fileHandleForWriting.close()
+        strict.waitUntilExit()
+        #expect(strict.terminationStatus == 1)
+        done.wait()
+
+        let r = try #require(result)
+        expectCleanExit(r, "second import")
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try ParsedReport(r)
+        #expect(FileManager.default.fileExists(atPath: db), "the committed database was removed")
+        let state = try DatabaseState(db)
+        #expect(state.count("vehicles") == report.int("inserted"), "\(state)")
+        #expect(state.count("import_runs") == 1, "\(state)")
+        #expect(try integrityCheck(db) == "ok")
+    }
+}
+
 // MARK: - Bad --db paths
 
 @Suite struct BadDatabasePathTests {
@@ -257,6 +345,60 @@ func expectCleanExit(_ r: RunResult, _ label: String, sourceLocation: SourceLoca
         }
         try bytes.write(to: db)
         try expectRefusedAndUntouched(db, bytes)
+    }
+
+    /// A FIFO or a device as --db: refused at once with a message (a FIFO hung both commands,
+    /// waiting for a writer; /dev/null failed with "disk full or I/O error").
+    @Test func nonRegularFilesAreRefused() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent("fifo.db").path
+        try #require(mkfifo(fifo, 0o644) == 0)
+        for path in [fifo, "/dev/null"] {
+            for args in [["import", sample("fleet.csv"), "--db", path], ["stats", "--db", path], ["export", "--db", path]] {
+                let r = try runVinyard(args, timeout: 20)
+                expectCleanExit(r, "\(args[0]) \(path)")
+                #expect(r.status == 73, "\(args[0]) \(path): \(r.status) \(r.stderr)")
+                #expect(r.stderr.contains("\(path) is not a regular file"), "\(r.stderr)")
+            }
+        }
+        var info = stat()
+        #expect(stat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        #expect(!FileManager.default.fileExists(atPath: "/dev/null-wal"))
+    }
+
+    /// A database file without write permission (chmod 0444) is not written, also by root (whom
+    /// the permission does not stop: the import went through); reading it still works.
+    @Test func readOnlyDatabaseFileIsLeftUntouched() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        try #require(try runVinyard(["import", sample("fleet.csv"), "--db", db, "--quiet"]).status == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: db)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: db))
+        let r = try runVinyard(["import", sample("fleet.jsonl"), "--db", db], timeout: 30)
+        expectCleanExit(r, "import")
+        #expect(r.status == 73, "\(r.status) \(r.stderr)")
+        #expect(r.stderr.contains("cannot write the database \(db)"), "\(r.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == bytes)
+        let stats = try runVinyard(["stats", "--db", db], timeout: 30)
+        #expect(stats.status == 0, "\(stats.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == bytes)
+    }
+
+    /// --db a symbolic link to a file not yet there: a first import that fails removes the file
+    /// it created through the link and keeps the link (it removed the link and left the file).
+    @Test func failedFirstImportThroughALinkKeepsTheLink() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let link = dir.appendingPathComponent("link.db").path
+        let target = dir.appendingPathComponent("target.db").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let r = try runVinyard(["import", sample("fleet.csv"), "--db", link, "--strict", "--quiet"], timeout: 30)
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target, "the link was removed")
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        #expect(left == ["link.db"], "\(left)")
     }
 
     @Test func uncreatableDatabasePaths() throws {

@@ -107,6 +107,20 @@ public final class Connection {
         sqlite3_busy_timeout(handle, Int32(clamping: Int((seconds * 1000).rounded())))
     }
 
+    /// True when the file this connection has open is no longer at ``path`` (deleted, or replaced
+    /// by another file) since it was opened. The corresponding C function is `sqlite3_file_control`
+    /// (`SQLITE_FCNTL_HAS_MOVED`).
+    public var fileHasMoved: Bool {
+        var moved: Int32 = 0
+        return sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0
+    }
+
+    /// Stops the statement running on this connection, which then fails with `SQLITE_INTERRUPT`
+    /// (inside a transaction, SQLite rolls it back). Safe to call from another thread while the
+    /// connection is open; no effect when no statement is running.
+    /// The corresponding C function is `sqlite3_interrupt`.
+    public func interrupt() { sqlite3_interrupt(handle) }
+
     /// True when no transaction is open. The corresponding C function is `sqlite3_get_autocommit`.
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 

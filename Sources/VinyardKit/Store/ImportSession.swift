@@ -11,17 +11,40 @@ extension VinyardStore {
     public func beginImport(options: [String: String] = [:]) throws -> ImportSession {
         guard !isReadOnly else { throw VinyardError(.usage, "\(path) is open read-only") }
         let bulkLoad = enterBulkLoadJournal()
-        do {
-            try connection.begin(.immediate)
-        } catch {
-            if bulkLoad { leaveBulkLoadJournal() }
-            if error.isBusy {
-                throw VinyardError(
-                    .store,
-                    "\(path) is locked by another import; waited \(FieldValue.format(busyTimeout)) s, try again when it is done",
-                    cause: error)
+        let waitStarted = Date()
+        var activity = writeActivity()
+        while true {
+            do {
+                try connection.begin(.immediate)
+                break
+            } catch {
+                // The lock holder wrote during the busy timeout: another import at work (five at once:
+                // the last waits for four), so wait on. One that writes nothing (a transaction left
+                // open in a shell) fails the run after one timeout.
+                if error.isBusy, case let now = writeActivity(), now != activity {
+                    activity = now
+                    continue
+                }
+                if bulkLoad { leaveBulkLoadJournal() }
+                if error.isBusy {
+                    let waited = FieldValue.format((Date().timeIntervalSince(waitStarted) * 10).rounded() / 10)
+                    throw VinyardError(
+                        .store,
+                        "\(path) is locked by another import or process, which wrote nothing for \(FieldValue.format(busyTimeout)) s "
+                            + "(waited \(waited) s); try again when it is done",
+                        cause: error)
+                }
+                throw Self.storeError(error, "cannot start an import in \(path)")
             }
-            throw Self.storeError(error, "cannot start an import in \(path)")
+        }
+        if connection.fileHasMoved {
+            // Removed by a failed import that had created it (``removeIfUnused(path:)``) while this
+            // run waited for the lock: nothing may be written into the removed file (nor its
+            // journal mode changed, which would touch the `-wal` of a new file at `path`).
+            try? connection.rollback()
+            throw VinyardError(
+                .store, "\(path) was removed by another process while this import waited for it; run the import again",
+                cause: StoreError.databaseMoved)
         }
         do {
             return try ImportSession(store: self, options: options, bulkLoad: bulkLoad)
@@ -30,6 +53,18 @@ extension VinyardStore {
             if bulkLoad { leaveBulkLoadJournal() }
             if let error = error as? StoreError { throw Self.storeError(error, "cannot start an import in \(path)") }
             throw error
+        }
+    }
+}
+
+extension VinyardStore {
+    /// Size and modification time of the database file and its `-wal` and `-journal` files: they
+    /// change while a writer is at work.
+    fileprivate func writeActivity() -> [Int] {
+        [path, path + "-wal", path + "-journal"].flatMap { file -> [Int] in
+            var info = stat()
+            guard stat(file, &info) == 0 else { return [-1, 0, 0] }
+            return [Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]
         }
     }
 }

@@ -22,7 +22,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable, Hashable {
     public var description: String {
         let name = String(cString: sqlite3_errstr(extendedCode))
         var text = "SQLite error \(extendedCode) (\(name)): \(message)"
-        if let sql { text += " — while executing `\(sql)`" }
+        // The statement's start names it; a batched insert runs on for kilobytes of placeholders.
+        if let sql { text += " — while executing `\(sql.count > 160 ? sql.prefix(160) + "…" : sql)`" }
         return text
     }
 
@@ -43,4 +44,14 @@ public struct StoreError: Error, CustomStringConvertible, Sendable, Hashable {
     var isCantOpen: Bool { primaryCode == SQLITE_CANTOPEN }
     var isDiskFull: Bool { primaryCode == SQLITE_FULL || primaryCode == SQLITE_IOERR }
     var isReadOnly: Bool { primaryCode == SQLITE_READONLY }
+    /// `SQLITE_READONLY_DBMOVED` (`SQLITE_READONLY | 4 << 8`; Swift does not import the macro).
+    static let readOnlyDatabaseMoved: Int32 = SQLITE_READONLY | 4 << 8
+
+    /// The error of a write into a database file that was removed while it was open.
+    static var databaseMoved: StoreError {
+        StoreError(extendedCode: readOnlyDatabaseMoved, message: "the database file was removed while it was open")
+    }
+
+    /// `SQLITE_READONLY_DBMOVED`: the database file was deleted or replaced while it was open.
+    public var isDatabaseMoved: Bool { extendedCode == Self.readOnlyDatabaseMoved }
 }

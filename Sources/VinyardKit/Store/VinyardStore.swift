@@ -70,11 +70,10 @@ public final class VinyardStore {
         if readOnly { Self.rollBackHotJournal(path) }
         let hadWAL = access(path + "-wal", F_OK) == 0, hadSHM = access(path + "-shm", F_OK) == 0
         do {
-            connection = try Connection(path: path, mode: readOnly ? .readOnly : .readWriteCreate)
+            connection = try Self.openConnection(path: path, readOnly: readOnly, busyTimeout: busyTimeout)
         } catch {
             throw Self.openError(error, path: path, readOnly: readOnly)
         }
-        connection.setBusyTimeout(seconds: busyTimeout)
         isInitialized = false
         do {
             let tables = try userTableNames()
@@ -127,6 +126,19 @@ public final class VinyardStore {
             if isDirectory.boolValue {
                 throw VinyardError(.cantCreate, "\(path) is a directory, not a database file")
             }
+            // Before opening it: reading a FIFO waits for a writer, for ever.
+            var info = stat()
+            let statted = stat(path, &info) == 0
+            if statted, info.st_mode & S_IFMT != S_IFREG {
+                let kind = switch info.st_mode & S_IFMT {
+                case S_IFIFO: "a FIFO"
+                case S_IFCHR: "a character device"
+                case S_IFBLK: "a block device"
+                case S_IFSOCK: "a socket"
+                default: "a special file"
+                }
+                throw VinyardError(.cantCreate, "\(path) is not a regular file (it is \(kind)); choose a file path for --db")
+            }
             guard let handle = FileHandle(forReadingAtPath: path) else {
                 throw VinyardError(.io, "cannot read \(path): permission denied")
             }
@@ -140,6 +152,12 @@ public final class VinyardStore {
             }
             if !readOnly, !fm.isWritableFile(atPath: path) {
                 throw VinyardError(.cantCreate, "cannot write the database \(path): permission denied")
+            }
+            // Root may write a file nobody may write; a database made read-only is meant to stay as it is.
+            if !readOnly, statted, info.st_mode & 0o222 == 0 {
+                throw VinyardError(
+                    .cantCreate,
+                    "cannot write the database \(path): the file is read-only (mode \(String(info.st_mode & 0o777, radix: 8)))")
             }
         } else if readOnly {
             throw VinyardError(
@@ -156,6 +174,23 @@ public final class VinyardStore {
             if !fm.isWritableFile(atPath: dir) {
                 throw VinyardError(.cantCreate, "cannot create the database \(path): directory \(dir) is not writable")
             }
+        }
+    }
+
+    /// Opens the connection. A writer opens again when the file it opened was removed before its
+    /// first read (``removeIfUnused(path:)`` of an import that created the file and failed):
+    /// otherwise it would write into the removed file, and SQLite would create its `-wal` and
+    /// `-shm` beside the new file at `path`.
+    private static func openConnection(path: String, readOnly: Bool, busyTimeout: Double) throws(StoreError) -> Connection {
+        var attempts = 0
+        while true {
+            let connection = try Connection(path: path, mode: readOnly ? .readOnly : .readWriteCreate)
+            connection.setBusyTimeout(seconds: busyTimeout)
+            if readOnly { return connection }
+            // The first read (waiting for a remover's lock; its errors are the open's errors).
+            _ = try connection.scalarInt("SELECT count(*) FROM main.sqlite_schema")
+            attempts += 1
+            if !connection.fileHasMoved || attempts == 5 { return connection }
         }
     }
 

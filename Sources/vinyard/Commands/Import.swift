@@ -21,7 +21,8 @@ struct Import: ParsableCommand {
 
             Exit status: 0 success; 1 --strict and records were rejected; 64 usage; 65 malformed \
             input or a --db that is not a Vinyard database; 66 missing input; 73 cannot create the \
-            database; 74 I/O or database error.
+            database; 74 I/O or database error; 130 or 143 interrupted (SIGINT, SIGTERM: the run is \
+            rolled back).
 
             Examples:
               vinyard import Samples/fleet.csv Samples/autoscout.json --db fleet.db
@@ -58,39 +59,66 @@ struct Import: ParsableCommand {
     func run() throws {
         var failedStrict = false
         // A run that creates the database and then fails before committing, or is rolled back
-        // (--strict), removes it again: the database is left as it was, that is, not there.
+        // (--strict), removes it again: the database is left as it was, that is, not there. Not
+        // when another import into the new file committed or is under way (started at the same
+        // moment, it found no file either): removeIfUnused checks that under a lock.
         let existed = FileManager.default.fileExists(atPath: db)
         var committed = false
         func removeCreatedDatabase() {
             guard !existed else { return }
-            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: db + suffix) }
+            VinyardStore.removeIfUnused(path: db)
+        }
+        let interruption = ImportInterruption(database: db)
+        func exitIfInterrupted() throws {
+            let signal = interruption.takeOver()
+            guard signal != 0 else { return }
+            FileHandle.standardError.write(
+                Data(ImportInterruption.message(signal: signal, database: db, committed: committed).utf8))
+            throw ExitCode(128 + signal)
         }
         try reportingErrors {
             do {
-                failedStrict = try performImport(committed: &committed)
+                failedStrict = try performImport(committed: &committed, interruption: interruption)
             } catch {
                 if !committed { removeCreatedDatabase() }
+                try exitIfInterrupted()
                 throw error
             }
             if failedStrict { removeCreatedDatabase() }
+            try exitIfInterrupted()
         }
         if failedStrict { throw ExitCode(1) }
+    }
+
+    /// Opens the database and begins the run. When a failed import that had created the file
+    /// removed it while this one waited for the lock, opens the path again (a new file).
+    private func beginImport(options: [String: String]) throws -> (VinyardStore, ImportSession) {
+        var attempts = 0
+        while true {
+            let store = try VinyardStore(path: db)
+            do {
+                return (store, try store.beginImport(options: options))
+            } catch let error as VinyardError where (error.cause as? StoreError)?.isDatabaseMoved == true && attempts < 5 {
+                attempts += 1
+            }
+        }
     }
 
     /// Runs the import; true when --strict rolled it back. The store is closed when it returns;
     /// `committed` is set once the run is in the database (a later error, e.g. writing the report,
     /// leaves it there).
-    private func performImport(committed: inout Bool) throws -> Bool {
+    private func performImport(committed: inout Bool, interruption: ImportInterruption) throws -> Bool {
         do {
             let catalog = try pipeline.catalog()
             var options = try pipeline.pipelineOptions(read: try input.readOptions(), catalog: catalog)
             options.policy = DuplicatePolicy(rawValue: onDuplicate) ?? .last
             // A missing or unreadable input fails before the database is created or touched.
             for path in input.inputs where path != "-" { _ = try FileByteSource(path: path) }
-            let store = try VinyardStore(path: db)
             var recorded = ["on-duplicate": onDuplicate, "strict": String(strict)]
             if let source = pipeline.source { recorded["source"] = source }
-            let session = try store.beginImport(options: recorded)
+            let (store, session) = try beginImport(options: recorded)
+            interruption.watch(store.connection)
+            defer { interruption.watch(nil) }
             // Every schema's table exists after an import, also when all its records were
             // rejected, so `export` and `emissions` find an empty table rather than none.
             for schema in catalog.schemas.values.sorted(by: { $0.name < $1.name }) {

@@ -443,4 +443,67 @@ import VinyardKit
         #expect(stats.runs.first?.counts == ImportCounts(read: 3, inserted: 3))
         #expect(stats.runCount == 1)
     }
+
+    /// An error names the statement that failed, shortened: the batched insert of the import
+    /// path has 700 placeholders, and a disk-full error printed all ~5 KB of them.
+    @Test func errorShortensLongSQL() {
+        let rows = (0..<32).map { r in "(" + (1...22).map { "?\(r * 22 + $0)" }.joined(separator: ",") + ")" }
+        let sql = "INSERT OR FAIL INTO \"vehicles\"(\"_key\",\"vin\") VALUES" + rows.joined(separator: ",")
+        let error = StoreError(extendedCode: 13, message: "database or disk is full", sql: sql)
+        #expect(error.description.count < 300, "\(error.description)")
+        #expect(error.description.contains("while executing `INSERT OR FAIL INTO \"vehicles\"(\"_key\",\"vin\") VALUES(?1,?2,"))
+        #expect(error.description.hasSuffix("…`"))
+        let short = StoreError(extendedCode: 5, message: "database is locked", sql: "BEGIN IMMEDIATE TRANSACTION")
+        #expect(short.description.hasSuffix("while executing `BEGIN IMMEDIATE TRANSACTION`"))
+    }
+
+    /// Opening a database another connection holds an exclusive lock on fails after waiting the
+    /// busy timeout once (the writer's first read waited it twice).
+    @Test func lockedDatabaseWaitsTheBusyTimeoutOnce() throws {
+        let dir = try makeStoreDirectory()
+        let path = dir.appendingPathComponent("v.db").path
+        try VinyardStore(path: path).prepareTable(for: testSchema)
+        let holder = try Connection(path: path, mode: .readWrite)
+        #expect(try holder.scalarText("PRAGMA journal_mode=DELETE") == "delete")
+        try holder.execute("BEGIN EXCLUSIVE")
+        defer { try? holder.rollback() }
+        let start = Date()
+        #expect(throws: VinyardError.self) { _ = try VinyardStore(path: path, busyTimeout: 1) }
+        let waited = Date().timeIntervalSince(start)
+        #expect(waited >= 0.9 && waited < 1.8, "waited \(waited) s")
+    }
+
+    /// An import waits past its busy timeout while the writer ahead of it keeps writing (five
+    /// imports at once: the last waits for four), and gives up after one timeout when the lock
+    /// holder writes nothing (a forgotten `BEGIN EXCLUSIVE` in a shell).
+    @Test func importWaitsForAWriterThatIsWorking() throws {
+        let dir = try makeStoreDirectory()
+        let path = dir.appendingPathComponent("v.db").path
+        try VinyardStore(path: path).prepareTable(for: testSchema)
+        let holder = try Connection(path: path, mode: .readWrite)
+        try holder.execute("PRAGMA cache_size=10; CREATE TABLE side(b BLOB); BEGIN IMMEDIATE")
+        let waiter = try VinyardStore(path: path, busyTimeout: 0.4)
+
+        // Idle holder: one timeout, then the error.
+        var start = Date()
+        #expect(throws: VinyardError.self) { _ = try waiter.beginImport() }
+        #expect(Date().timeIntervalSince(start) < 1.2)
+
+        // Working holder: writes (spilling to the WAL) for 1.5 s, then commits.
+        nonisolated(unsafe) let working = holder
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            for _ in 0..<15 {
+                try? working.execute("INSERT INTO side VALUES(zeroblob(200000))")
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            try? working.execute("COMMIT")
+            done.signal()
+        }.start()
+        start = Date()
+        let session = try waiter.beginImport()
+        #expect(Date().timeIntervalSince(start) >= 1.2)
+        _ = try session.finish()
+        done.wait()
+    }
 }

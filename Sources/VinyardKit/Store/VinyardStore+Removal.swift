@@ -1,0 +1,53 @@
+import Foundation
+
+extension VinyardStore {
+    /// Removes the database at `path` (the file a symbolic link names), with its `-wal`, `-shm` and
+    /// `-journal` files, when it holds nothing (no table, or Vinyard's tables all empty but
+    /// `vinyard_meta`) and no other connection has it open; keeps it otherwise. For an import that created the file and then failed or was
+    /// rolled back: an import started at the same moment may be using the same new file, or may
+    /// have committed into it.
+    ///
+    /// The file leaves WAL mode first (SQLite refuses that while another connection has it open in
+    /// WAL mode) and is removed under an exclusive lock, its side files before it. A writer that
+    /// opened it earlier and reads or begins its import after the removal sees that the file has
+    /// moved (``Connection/fileHasMoved``) and does not write into it.
+    /// - Returns: true when the files were removed.
+    @discardableResult
+    public static func removeIfUnused(path given: String) -> Bool {
+        // Through a symbolic link: the file it names (SQLite names the side files after it too);
+        // the link stays.
+        guard let resolved = realpath(given, nil) else { return false }
+        let path = String(cString: resolved)
+        free(resolved)
+        guard let connection = try? Connection(path: path, mode: .readWrite) else { return false }
+        connection.setBusyTimeout(seconds: 1)
+        guard let mode = try? connection.scalarText("PRAGMA journal_mode"),
+            (try? connection.scalarText("PRAGMA journal_mode=DELETE"))?.lowercased() == "delete"
+        else { return false }
+        var removed = false
+        if (try? connection.execute("BEGIN EXCLUSIVE")) != nil {
+            if (try? holdsNothing(connection)) == true, !connection.fileHasMoved {
+                for suffix in ["-wal", "-shm", "-journal", ""] { unlink(path + suffix) }
+                removed = true
+            }
+            try? connection.rollback()
+        }
+        if !removed, mode.lowercased() != "delete" { _ = try? connection.scalarText("PRAGMA journal_mode=\(mode)") }
+        return removed
+    }
+
+    /// True when the database has no table, or is a Vinyard database whose tables are all empty
+    /// (`vinyard_meta` aside).
+    private static func holdsNothing(_ connection: Connection) throws -> Bool {
+        let statement = try connection.prepare(
+            "SELECT name FROM main.sqlite_schema WHERE type='table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+        var tables: [String] = []
+        while try statement.step() { tables.append(statement.text(0) ?? "") }
+        if tables.isEmpty { return true }
+        guard tables.contains("vinyard_meta") else { return false }
+        for table in tables where table != "vinyard_meta" {
+            if try connection.scalarInt("SELECT 1 FROM \(quoteIdentifier(table)) LIMIT 1") != nil { return false }
+        }
+        return true
+    }
+}
