@@ -156,7 +156,10 @@ extension RunReport {
             for s in suggestions.prefix(20) {
                 out += "  \(s.place)  \(s.vin.isEmpty ? "" : s.vin + " → ")\(s.suggestion)\n"
             }
-            if suggestions.count > 20 { out += "  … \(suggestions.count - 20) more in the rejects file\n" }
+            if suggestions.count > 20 {
+                let more = suggestions.count - 20
+                out += "  … \(more) more (\(rejectsPath.map { "in the rejects file \($0)" } ?? "listed by --report json"))\n"
+            }
         }
         if let rejectsPath { out += "\nrejects written to \(rejectsPath)\n" }
         let rate = elapsedSeconds > 0 ? Double(read) / elapsedSeconds : 0
