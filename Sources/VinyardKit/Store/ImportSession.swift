@@ -663,11 +663,7 @@ public final class ImportSession {
         if findings.isEmpty { return }
         for finding in findings where finding.severity == .warning {
             insertFinding.reset()
-            try insertFinding.bind(table, at: 2)
-            try insertFinding.bind(key, at: 3)
-            try insertFinding.bind(finding.input ?? provenance.input, at: 4)
-            try insertFinding.bind(finding.line ?? provenance.line, at: 5)
-            try insertFinding.bind(finding.code.rawValue, at: 6)
+            try bindFindingPlace(insertFinding, finding, table: table, key: key, provenance: provenance)
             try insertFinding.bind(finding.severity.rawValue, at: 7)
             try insertFinding.bind(finding.field, at: 8)
             try insertFinding.bind(finding.message, at: 9)
@@ -677,6 +673,18 @@ public final class ImportSession {
         insertFinding.reset()
     }
 
+    /// Binds a finding's table, key, input, line and code to parameters 2…6 (the statements that
+    /// insert a finding and delete an earlier run's copy of it).
+    private func bindFindingPlace(
+        _ statement: Statement, _ finding: Finding, table: String, key: String, provenance: Provenance
+    ) throws(StoreError) {
+        try statement.bind(table, at: 2)
+        try statement.bind(key, at: 3)
+        try statement.bind(finding.input ?? provenance.input, at: 4)
+        try statement.bind(finding.line ?? provenance.line, at: 5)
+        try statement.bind(finding.code.rawValue, at: 6)
+    }
+
     /// Deletes, for each warning, one identical finding (key, input, line, code, message) that an
     /// earlier run stored.
     private func removeEarlierFindings(
@@ -684,11 +692,7 @@ public final class ImportSession {
     ) throws(StoreError) {
         for finding in findings where finding.severity == .warning {
             deleteRepeatedFinding.reset()
-            try deleteRepeatedFinding.bind(table, at: 2)
-            try deleteRepeatedFinding.bind(key, at: 3)
-            try deleteRepeatedFinding.bind(finding.input ?? provenance.input, at: 4)
-            try deleteRepeatedFinding.bind(finding.line ?? provenance.line, at: 5)
-            try deleteRepeatedFinding.bind(finding.code.rawValue, at: 6)
+            try bindFindingPlace(deleteRepeatedFinding, finding, table: table, key: key, provenance: provenance)
             try deleteRepeatedFinding.bind(finding.message, at: 7)
             try deleteRepeatedFinding.step()
         }

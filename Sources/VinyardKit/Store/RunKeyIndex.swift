@@ -94,7 +94,7 @@ final class RunKeyIndex {
             }
             i = (i + 1) & mask
         }
-        guard spill != nil else { return nil }
+        guard let spill, spill.mayContain(bloomKey: fp) else { return nil }
         return try findSpilled(fp, matches: matches)
     }
 

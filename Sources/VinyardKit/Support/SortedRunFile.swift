@@ -30,6 +30,8 @@ final class SortedRunFile: @unchecked Sendable {
     private let fd: Int32
     private let what: String
     private var runs: [Run] = []
+    /// The runs' filters, apart (see ``mayContain(bloomKey:)``).
+    private var blooms: [BlockedBloom] = []
     private var records = 0  // in the file
     private var pending: Run?
     private var writeBuffer: [UInt8] = []
@@ -80,8 +82,22 @@ final class SortedRunFile: @unchecked Sendable {
 
     func endRun() throws {
         try flushWrites()
-        if let run = pending { runs.append(run) }
+        if let run = pending {
+            runs.append(run)
+            blooms.append(run.bloom)
+        }
         pending = nil
+    }
+
+    /// True when some run's filter may hold `bloomKey` (no run is copied: a caller checking every
+    /// key first pays one cache line per run and nothing else).
+    @inline(__always)
+    func mayContain(bloomKey: UInt64) -> Bool {
+        let (h, h2) = BlockedBloom.hashes(bloomKey)
+        return blooms.withUnsafeBufferPointer { blooms in
+            for i in blooms.indices where blooms[i].mayContain(h, h2) { return true }
+            return false
+        }
     }
 
     /// Calls `body` with the index and bytes of each record of a run whose filter may hold
@@ -90,7 +106,8 @@ final class SortedRunFile: @unchecked Sendable {
         bloomKey: UInt64, from lower: UInt64, through upper: UInt64,
         _ body: (_ index: Int, _ record: UnsafeRawBufferPointer) throws -> Bool
     ) throws -> Bool {
-        for run in runs where run.bloom.mayContain(bloomKey) {
+        let (h, h2) = BlockedBloom.hashes(bloomKey)
+        for run in runs where run.bloom.mayContain(h, h2) {
             // The last fence not above `lower` starts the first block that can hold the range.
             var lo = 0, hi = run.fences.count
             while lo < hi {
@@ -179,19 +196,20 @@ struct BlockedBloom: Sendable {
         words = [UInt64](repeating: 0, count: blocks * 8)
     }
 
-    /// The block (from the high bits of a remix of the key: the table's own hash bits already
-    /// chose its part) and two words of bit positions.
+    /// The two hash words of a key (a remix: the tables' own hash bits already chose its part);
+    /// the first also picks the block.
     @inline(__always)
-    private func positions(_ key: UInt64) -> (Int, UInt64, UInt64) {
+    static func hashes(_ key: UInt64) -> (UInt64, UInt64) {
         var h = key ^ (key >> 33)
         h = h &* 0xFF51_AFD7_ED55_8CCD
         h ^= h >> 33
         h = h &* 0xC4CE_B9FE_1A85_EC53
         h ^= h >> 33
-        let block = Int(truncatingIfNeeded: h.multipliedFullWidth(by: blocks).high)
-        let h2 = (h ^ (h >> 29)) &* 0x9E37_79B9_7F4A_7C15
-        return (block * 8, h, h2)
+        return (h, (h ^ (h >> 29)) &* 0x9E37_79B9_7F4A_7C15)
     }
+
+    @inline(__always)
+    private func base(_ h: UInt64) -> Int { Int(truncatingIfNeeded: h.multipliedFullWidth(by: blocks).high) * 8 }
 
     @inline(__always)
     private static func bit(_ j: Int, _ h: UInt64, _ h2: UInt64) -> UInt64 {
@@ -199,7 +217,8 @@ struct BlockedBloom: Sendable {
     }
 
     mutating func insert(_ key: UInt64) {
-        let (base, h, h2) = positions(key)
+        let (h, h2) = Self.hashes(key)
+        let base = base(h)
         for j in 0..<8 {
             let bit = Self.bit(j, h, h2)
             words[base + Int(bit >> 6)] |= 1 << (bit & 63)
@@ -207,7 +226,14 @@ struct BlockedBloom: Sendable {
     }
 
     func mayContain(_ key: UInt64) -> Bool {
-        let (base, h, h2) = positions(key)
+        let (h, h2) = Self.hashes(key)
+        return mayContain(h, h2)
+    }
+
+    /// ``mayContain(_:)`` from the key's ``hashes(_:)``.
+    @inline(__always)
+    func mayContain(_ h: UInt64, _ h2: UInt64) -> Bool {
+        let base = base(h)
         for j in 0..<8 {
             let bit = Self.bit(j, h, h2)
             if words[base + Int(bit >> 6)] & (1 << (bit & 63)) == 0 { return false }
