@@ -39,7 +39,7 @@ struct KeyTable: Sendable {
 
     /// A spilled key's record index and entry.
     private func spilled(_ key: UInt64) throws -> (record: Int, entry: KeyTracker.Entry)? {
-        guard let spill else { return nil }
+        guard let spill, spill.mayContain(bloomKey: key) else { return nil }
         var result: (Int, KeyTracker.Entry)?
         _ = try spill.find(bloomKey: key, from: key, through: key) { index, bytes in
             result = (index, Self.decode(bytes))
