@@ -23,15 +23,15 @@ final class SortedRunFile: @unchecked Sendable {
         var start: Int  // first record's index in the file
         var count = 0
         var fences: [UInt64] = []  // the sort key of every blockRecords-th record
-        var bloom: BlockedBloom
     }
 
     let recordSize: Int
     private let fd: Int32
     private let what: String
     private var runs: [Run] = []
-    /// The runs' filters, apart (see ``mayContain(bloomKey:)``).
+    /// The runs' filters, by run (apart from the runs: see ``mayContain(bloomKey:)``).
     private var blooms: [BlockedBloom] = []
+    private var pendingBloom: BlockedBloom?
     private var records = 0  // in the file
     private var pending: Run?
     private var writeBuffer: [UInt8] = []
@@ -63,30 +63,34 @@ final class SortedRunFile: @unchecked Sendable {
 
     /// Starts a run of about `expected` records (sizes its filter).
     func beginRun(expected: Int) {
-        pending = Run(start: records, bloom: BlockedBloom(keys: expected))
+        pending = Run(start: records)
+        pendingBloom = BlockedBloom(keys: expected)
         writeBuffer.removeAll(keepingCapacity: true)
     }
 
     /// Appends a record to the run: `encode` appends its ``recordSize`` bytes, starting with
     /// `sortKey` (records come in ascending sort-key order).
     func append(sortKey: UInt64, bloomKey: UInt64, _ encode: (inout [UInt8]) -> Void) throws {
-        guard var run = pending else { return }
-        pending = nil
+        guard var run = pending, var bloom = pendingBloom else { return }
+        pending = nil  // unique while changed
+        pendingBloom = nil
         if run.count % Self.blockRecords == 0 { run.fences.append(sortKey) }
-        run.bloom.insert(bloomKey)
+        bloom.insert(bloomKey)
         run.count += 1
         pending = run
+        pendingBloom = bloom
         encode(&writeBuffer)
         if writeBuffer.count >= 1 << 20 { try flushWrites() }
     }
 
     func endRun() throws {
         try flushWrites()
-        if let run = pending {
+        if let run = pending, let bloom = pendingBloom {
             runs.append(run)
-            blooms.append(run.bloom)
+            blooms.append(bloom)
         }
         pending = nil
+        pendingBloom = nil
     }
 
     /// True when some run's filter may hold `bloomKey` (no run is copied: a caller checking every
@@ -107,7 +111,7 @@ final class SortedRunFile: @unchecked Sendable {
         _ body: (_ index: Int, _ record: UnsafeRawBufferPointer) throws -> Bool
     ) throws -> Bool {
         let (h, h2) = BlockedBloom.hashes(bloomKey)
-        for run in runs where run.bloom.mayContain(h, h2) {
+        for (i, run) in runs.enumerated() where blooms[i].mayContain(h, h2) {
             // The last fence not above `lower` starts the first block that can hold the range.
             var lo = 0, hi = run.fences.count
             while lo < hi {
