@@ -39,14 +39,11 @@ extension VinyardStore {
     /// True when the database has no table, or is a Vinyard database whose tables are all empty
     /// (`vinyard_meta` aside).
     private static func holdsNothing(_ connection: Connection) throws -> Bool {
-        let statement = try connection.prepare(
-            "SELECT name FROM main.sqlite_schema WHERE type='table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
-        var tables: [String] = []
-        while try statement.step() { tables.append(statement.text(0) ?? "") }
+        let tables = try tableNames(in: connection)
         if tables.isEmpty { return true }
         guard tables.contains("vinyard_meta") else { return false }
         for table in tables where table != "vinyard_meta" {
-            if try connection.scalarInt("SELECT 1 FROM \(quoteIdentifier(table)) LIMIT 1") != nil { return false }
+            if try !isEmpty(table: table, in: connection) { return false }
         }
         return true
     }

@@ -223,11 +223,23 @@ public final class VinyardStore {
     }
 
     private func userTableNames() throws(StoreError) -> [String] {
+        try Self.tableNames(in: connection, views: true)
+    }
+
+    /// The names of the main database's own tables (SQLite's `sqlite_…` aside), and of its views
+    /// when `views` is true, in name order.
+    static func tableNames(in connection: Connection, views: Bool = false) throws(StoreError) -> [String] {
+        let types = views ? "('table','view')" : "('table')"
         let statement = try connection.prepare(
-            "SELECT name FROM main.sqlite_schema WHERE type IN ('table','view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+            "SELECT name FROM main.sqlite_schema WHERE type IN \(types) AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
         var names: [String] = []
         while try statement.step() { names.append(statement.text(0) ?? "") }
         return names
+    }
+
+    /// True when `table` has no row.
+    static func isEmpty(table: String, in connection: Connection) throws(StoreError) -> Bool {
+        try connection.scalarInt("SELECT 1 FROM \(quoteIdentifier(table)) LIMIT 1") == nil
     }
 
     private func checkFormat() throws {
@@ -271,12 +283,8 @@ public final class VinyardStore {
     func enterBulkLoadJournal() -> Bool {
         guard bulkLoadJournal, connection.isAutocommit else { return false }
         do {
-            let tables = try connection.prepare(
-                "SELECT name FROM main.sqlite_schema WHERE type='table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
-            while try tables.step() {
-                let table = tables.text(0) ?? ""
-                if Self.bookkeepingTables.contains(table) { continue }
-                if try connection.scalarInt("SELECT 1 FROM \(quoteIdentifier(table)) LIMIT 1") != nil { return false }
+            for table in try Self.tableNames(in: connection) where !Self.bookkeepingTables.contains(table) {
+                if try !Self.isEmpty(table: table, in: connection) { return false }
             }
             guard try setJournalMode("delete") else { return false }
             // FULL: with a rollback journal, NORMAL can lose the journal's sync on power loss.
