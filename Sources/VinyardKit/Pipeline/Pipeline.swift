@@ -113,12 +113,11 @@ public final class Pipeline {
             input.warnings = mapper.shadowedColumns(header).map(\.message)
             let unmapped = mapper.unmappedKeys(header).filter { !$0.isEmpty }
             if !unmapped.isEmpty {
-                let names = unmapped.map { name in "'\(name)' (column \((header.firstIndex(of: name) ?? 0) + 1))" }
                 input.warnings.append(
-                    "\(unmapped.count == 1 ? "column" : "columns") \(names.joined(separator: ", ")) "
-                        + "\(unmapped.count == 1 ? "matches" : "match") no field of source \(mapper.mapping.name) and "
-                        + "\(unmapped.count == 1 ? "is" : "are") not loaded; to keep \(unmapped.count == 1 ? "it" : "them"), "
-                        + "rename the header to a field name or one of its aliases")
+                    Self.unmappedWarning(
+                        unmapped.map { name in "'\(name)' (column \((header.firstIndex(of: name) ?? 0) + 1))" },
+                        one: "column", many: "columns", source: mapper.mapping.name,
+                        fix: "rename the header to a field name or one of its aliases"))
             }
         }
         defer {
@@ -181,8 +180,9 @@ public final class Pipeline {
                         input.warnings.append(
                             unmappedKeys.count > unmappedLimit
                                 ? "more keys match no field of source \(source) and are not loaded; only the first \(unmappedLimit) are named"
-                                : "key '\(name)' (first at line \(provenance.line)) matches no field of source \(source) and is not loaded; "
-                                    + "to keep it, rename the key to a field name or map it in the source mapping")
+                                : Self.unmappedWarning(
+                                    ["'\(name)' (first at line \(provenance.line))"], one: "key", many: "keys", source: source,
+                                    fix: "rename the key to a field name or map it in the source mapping"))
                     }
                 }
                 try consume(batch, sink: sink, input: &input, report: &report)
@@ -241,6 +241,14 @@ public final class Pipeline {
         batch.isLast = true
         batch.bytesRead = reader.bytesRead
         flow.sendFilled(batch, last: true)
+    }
+
+    /// `column 'x' (column 3) matches no field of source fleet and is not loaded; to keep it, FIX`,
+    /// or the plural for several `places`.
+    static func unmappedWarning(_ places: [String], one: String, many: String, source: String, fix: String) -> String {
+        let single = places.count == 1
+        return "\(single ? one : many) \(places.joined(separator: ", ")) \(single ? "matches" : "match") no field of source "
+            + "\(source) and \(single ? "is" : "are") not loaded; to keep \(single ? "it" : "them"), \(fix)"
     }
 
     /// The calling thread's half: counts and sinks a batch's items in order.
