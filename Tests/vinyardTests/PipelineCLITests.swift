@@ -56,6 +56,24 @@ let allSamples = [
         #expect(suggestions.contains { $0["suggestion"] as? String == "1FTFW1E57KFA14352" })
     }
 
+    /// `vin.check_digit` is an error for the North American VIN of fleet.csv and a warning for the
+    /// Renault of fleet-export.csv.gz: the text report gives each severity its own line and count
+    /// (one "error … 2" line read as two rejects), the JSON report splits the counts too.
+    @Test func findingsOfOneCodeAreCountedBySeverity() throws {
+        let text = try runVinyard(["validate", sample("fleet.csv"), sample("fleet-export.csv.gz")])
+        let lines = text.stdout.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        #expect(lines.contains { $0.hasPrefix("error vin.check_digit 1 ") && $0.hasSuffix("fleet.csv:17") }, "\(text.stdout)")
+        #expect(
+            lines.contains { $0.hasPrefix("warning vin.check_digit 1 ") && $0.hasSuffix("fleet-export.csv.gz:4") },
+            "\(text.stdout)")
+        let report = try ParsedReport(try runVinyard(["validate", sample("fleet.csv"), sample("fleet-export.csv.gz"), "--report", "json"]))
+        #expect(report.findings["vin.check_digit"] == 2)
+        let split = try #require(report.object["findings_by_severity"] as? [String: [String: Int]])
+        #expect(split["error"]?["vin.check_digit"] == 1)
+        #expect(split["warning"]?["vin.check_digit"] == 1)
+        #expect(split["warning"]?["key.conflict"] == report.findings["key.conflict"])
+    }
+
     /// A second `vin` column is read only where the first is empty: the run says so, naming the
     /// file and the column, on standard error and in the JSON report; the samples have no such warning.
     @Test func duplicateColumnIsReported() throws {

@@ -49,7 +49,13 @@ public struct RunReport: Sendable {
     public var findings: [FindingCode: Int] = [:]
     /// The first few `input:line` places where each code occurred.
     public var examples: [FindingCode: [String]] = [:]
+    /// The most severe severity each code occurred with.
     public var severities: [FindingCode: Severity] = [:]
+    /// Findings per code split by severity (`vin.check_digit` is an error for a North American VIN
+    /// and a warning for a European one): each code's counts add up to ``findings``.
+    public var findingsBySeverity: [Severity: [FindingCode: Int]] = [:]
+    /// The first few places of each code, by severity.
+    public var examplesBySeverity: [Severity: [FindingCode: [String]]] = [:]
     public var suggestions: [Suggestion] = []
     public var inputs: [Input] = []
     public var elapsedSeconds: Double = 0
@@ -72,11 +78,17 @@ public struct RunReport: Sendable {
         findings[finding.code, default: 0] += 1
         let severity = severities[finding.code]
         if severity == nil || severity! < finding.severity { severities[finding.code] = finding.severity }
+        findingsBySeverity[finding.severity, default: [:]][finding.code, default: 0] += 1
         if let place = finding.place {
             var places = examples[finding.code, default: []]
             if places.count < Self.examplesPerCode {
                 places.append(place)
                 examples[finding.code] = places
+            }
+            var own = examplesBySeverity[finding.severity]?[finding.code] ?? []
+            if own.count < Self.examplesPerCode {
+                own.append(place)
+                examplesBySeverity[finding.severity, default: [:]][finding.code] = own
             }
         }
         if finding.code == .vinCheckDigit || finding.code == .vinCharacters, let s = finding.suggestion,
@@ -99,6 +111,11 @@ extension RunReport {
         ]
         object["findings"] = Dictionary(uniqueKeysWithValues: findings.map { ($0.key.rawValue, $0.value) })
         object["finding_examples"] = Dictionary(uniqueKeysWithValues: examples.map { ($0.key.rawValue, $0.value) })
+        // The same counts split by severity: {"error": {"vin.check_digit": 2}, "warning": {...}}.
+        object["findings_by_severity"] = Dictionary(
+            uniqueKeysWithValues: [Severity.error, .warning].map { severity in
+                (severity.rawValue, Dictionary(uniqueKeysWithValues: (findingsBySeverity[severity] ?? [:]).map { ($0.key.rawValue, $0.value) }))
+            })
         object["suggestions"] = suggestions.map { s -> [String: Any] in
             var o: [String: Any] = ["input": s.input, "line": s.line, "vin": s.vin, "suggestion": s.suggestion]
             if let element = s.element { o["element"] = element }
@@ -142,13 +159,17 @@ extension RunReport {
         if !findings.isEmpty {
             out += "\nfindings:\n"
             let codeWidth = findings.keys.map(\.rawValue.count).max() ?? 0
+            // A code found with both severities gets a line for each (error first), so the error
+            // count is the number of records it rejected.
             for code in findings.keys.sorted() {
-                let sev = severities[code] ?? .warning
-                let label = sev == .error ? paint("error  ", "31") : paint("warning", "33")
-                let places = examples[code, default: []].joined(separator: ", ")
-                out +=
-                    "  \(label) \(code.rawValue.padding(toLength: codeWidth, withPad: " ", startingAt: 0))"
-                    + "  \(String(findings[code]!).leftPadded(to: 7, with: " "))  \(places)\n"
+                for severity in [Severity.error, .warning] {
+                    guard let count = findingsBySeverity[severity]?[code], count > 0 else { continue }
+                    let label = severity == .error ? paint("error  ", "31") : paint("warning", "33")
+                    let places = (examplesBySeverity[severity]?[code] ?? []).joined(separator: ", ")
+                    out +=
+                        "  \(label) \(code.rawValue.padding(toLength: codeWidth, withPad: " ", startingAt: 0))"
+                        + "  \(String(count).leftPadded(to: 7, with: " "))  \(places)\n"
+                }
             }
         }
         if !suggestions.isEmpty {
