@@ -314,21 +314,29 @@ final class TypedValueCache {
     // Keys and values apart: a lookup compares the key in place and copies only a hit's value
     // (an optional (key, value) tuple was copied whole, through generic runtime witnesses, on
     // every lookup).
+    //
+    // A success is kept as its plain value and a failure apart: a hit returned the whole
+    // `TypedValue` (a finding's worth of fields) through its outlined copy, ~135 instructions.
     private let keys: UnsafeMutablePointer<String?>
-    private let values: UnsafeMutablePointer<TypedValue>
+    private let successes: UnsafeMutablePointer<FieldValue?>
+    private let failures: UnsafeMutablePointer<Finding?>
 
     init() {
         keys = .allocate(capacity: Self.size)
         keys.initialize(repeating: nil, count: Self.size)
-        values = .allocate(capacity: Self.size)
-        values.initialize(repeating: .success(.text("")), count: Self.size)
+        successes = .allocate(capacity: Self.size)
+        successes.initialize(repeating: nil, count: Self.size)
+        failures = .allocate(capacity: Self.size)
+        failures.initialize(repeating: nil, count: Self.size)
     }
 
     deinit {
         keys.deinitialize(count: Self.size)
         keys.deallocate()
-        values.deinitialize(count: Self.size)
-        values.deallocate()
+        successes.deinitialize(count: Self.size)
+        successes.deallocate()
+        failures.deinitialize(count: Self.size)
+        failures.deallocate()
     }
 
     /// The slot for a text: a multiplicative hash of its length and up to its first 32 bytes.
@@ -349,14 +357,23 @@ final class TypedValueCache {
     func value(at slot: Int, for text: String) -> TypedValue? {
         let i = slot & (Self.size - 1)
         guard keys[i] == text else { return nil }
-        return values[i]
+        if let success = successes[i] { return .success(success) }
+        if let failure = failures[i] { return .failure(failure) }
+        return nil
     }
 
     @inline(__always)
     func store(_ value: TypedValue, for text: String, at slot: Int) {
         let i = slot & (Self.size - 1)
         keys[i] = text
-        values[i] = value
+        switch value {
+        case .success(let v):
+            successes[i] = v
+            failures[i] = nil
+        case .failure(let f):
+            successes[i] = nil
+            failures[i] = f
+        }
     }
 }
 
