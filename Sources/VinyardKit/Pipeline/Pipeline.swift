@@ -403,11 +403,11 @@ final class RecordChecker {
         let known = mapper.known
         guard let vinIndex = known.vin, case .text(let vin)? = record.values[vinIndex], !vin.isEmpty else { return }
         let check = vinChecker.check(vin, currentYear: options.currentYear)
-        let provenance = record.provenance
+        // The record's provenance is read only for a finding (a copy per row retained its strings).
         for var finding in check.findings {
-            finding.input = provenance.input
-            finding.line = provenance.line
-            finding.element = provenance.index
+            finding.input = record.provenance.input
+            finding.line = record.provenance.line
+            finding.element = record.provenance.index
             record.findings.append(finding)
         }
         guard check.valid else { return }
@@ -429,10 +429,11 @@ final class RecordChecker {
                     .vinMakeMismatch, .warning, field: "make",
                     message: "make is '\(declared)' but the VIN's manufacturer code \(vin.prefix(3)) belongs to "
                         + "\(decoded); check the make or the VIN",
-                    input: provenance.input, line: provenance.line, element: provenance.index))
+                    input: record.provenance.input, line: record.provenance.line, element: record.provenance.index))
         }
         if let i = known.modelYear, let declared = Self.integer(record.values[i]),
-            let code = vin.utf8.dropFirst(9).first, let base = VINDecoder.yearBase(code),
+            // Position 10 as the check read it (a valid VIN has 17 characters).
+            let code = Optional(check.yearCode), code != 0, let base = VINDecoder.yearBase(code),
             !(declared >= Int64(base) && (declared - Int64(base)) % 30 == 0
                 && declared <= Int64(options.currentYear + 1))
         {
@@ -444,7 +445,7 @@ final class RecordChecker {
                         .vinYearMismatch, .warning, field: "model_year",
                         message: "model year is \(declared) but position 10 of the VIN ('\(Character(Unicode.Scalar(code)))') "
                             + "means \(list); check the model year or the VIN",
-                        input: provenance.input, line: provenance.line, element: provenance.index))
+                        input: record.provenance.input, line: record.provenance.line, element: record.provenance.index))
             }
         }
     }
