@@ -19,12 +19,16 @@ public struct KeyTracker: Sendable {
     /// for the fields that count (see ``ConflictRule``).
     public struct Signature: Sendable {
         public var fieldHashes: [UInt64]
+        /// ``mask`` and the XOR of every field hash, when the builder computed them along with the
+        /// hashes (``ValidationSink``: two loops less per record); nil to compute them here.
+        var summary: (mask: UInt64, hash: UInt64)?
         public init(fieldHashes: [UInt64]) { self.fieldHashes = fieldHashes }
 
         // Both loops run over a buffer pointer: `enumerated()` over the array cost ~300
         // instructions a record (callgrind).
         var mask: UInt64 {
-            fieldHashes.withUnsafeBufferPointer { hashes in
+            if let summary { return summary.mask }
+            return fieldHashes.withUnsafeBufferPointer { hashes in
                 var m: UInt64 = 0
                 for i in 0..<min(hashes.count, 64) where hashes[i] != 0 { m |= 1 << UInt64(i) }
                 return m
@@ -32,7 +36,8 @@ public struct KeyTracker: Sendable {
         }
         /// XOR of the field hashes within `mask`.
         func hash(within mask: UInt64) -> UInt64 {
-            fieldHashes.withUnsafeBufferPointer { hashes in
+            if let summary, summary.mask == mask, fieldHashes.count <= 64 { return summary.hash }
+            return fieldHashes.withUnsafeBufferPointer { hashes in
                 var x: UInt64 = 0
                 for i in hashes.indices where hashes[i] != 0 && (i >= 64 || mask & (1 << UInt64(i)) != 0) { x ^= hashes[i] }
                 return x

@@ -67,6 +67,7 @@ public final class ValidationSink: RecordSink {
         var hashes = scratch.fieldHashes
         scratch.fieldHashes = []
         if hashes.count != values.count { hashes = Array(repeating: 0, count: values.count) }
+        var mask: UInt64 = 0, all: UInt64 = 0
         // Borrowed elements: a `let v = values[i]` copy retained and released each value's string.
         counted.withUnsafeBufferPointer { counted in
             values.withUnsafeBufferPointer { values in
@@ -83,11 +84,16 @@ public final class ValidationSink: RecordSink {
                         case .real(let d)?: out[i] = Self.wordHash(3, d == 0 ? 0 : d.bitPattern, index: i)
                         case .bool(let b)?: out[i] = Self.wordHash(4, b ? 1 : 0, index: i)
                         }
+                        if out[i] != 0 {
+                            if i < 64 { mask |= 1 << UInt64(i) }
+                            all ^= out[i]
+                        }
                     }
                 }
             }
         }
         scratch.fieldHashes = hashes
+        scratch.summary = (mask, all)
         return scratch
     }
 
