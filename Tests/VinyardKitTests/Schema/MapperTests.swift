@@ -32,6 +32,33 @@ import Testing
         #expect(r.provenance.line == 7)
     }
 
+    /// Mapping into one reused record (as the pipeline's workers do): a field a row leaves empty
+    /// does not keep the previous row's value, and a value the typing cache has seen before gives
+    /// the same result, a rejection included, every time.
+    @Test func reusedRecordAndCachedValuesGiveTheSameResults() throws {
+        let m = try mapper("fleet")
+        let rows: [[String]] = [
+            ["1FTFW1E57KFA14352", "Ford", "F-150", "2019", "ab-123-c", "45210", "Petrol", "Blue", "Active", "03/2019", "52.35", "4.83", "", "1"],
+            ["1HGCV1F52MA000123", "Honda", "", "", "", "", "Kerosene", "", "active", "", "", "", "", "2"],
+            ["1FTFW1E57KFA14352", "Ford", "F-150", "2019", "ab-123-c", "45210", "Petrol", "Blue", "Active", "03/2019", "52.35", "4.83", "", "3"],
+            ["1HGCV1F52MA000123", "Honda", "", "", "", "", "Kerosene", "", "active", "", "", "", "", "4"],
+        ]
+        var reused = CanonicalRecord(values: [], key: nil, provenance: Provenance(input: "t", line: 0), findings: [], raw: RawRecord(fields: [], provenance: Provenance(input: "t", line: 0)))
+        for (n, row) in rows.enumerated() {
+            let raw = csvRecord(header, row, line: n + 2)
+            m.map(raw, into: &reused)
+            let fresh = m.map(raw)
+            #expect(reused.values == fresh.values, "row \(n)")
+            #expect(reused.findings == fresh.findings, "row \(n)")
+        }
+        // The last row (Kerosene again, from the cache) is rejected like the second, and keeps no
+        // value of the first or third row.
+        #expect(reused.findings.map(\.code) == [.fieldEnum])
+        #expect(reused.findings.first?.line == 5)
+        #expect(reused.value("model", in: m) == nil && reused.value("latitude", in: m) == nil)
+        #expect(reused.value("fuel_type", in: m) == nil)
+    }
+
     /// Two columns for one field: the shadowed one is named (its values are read only where the
     /// winner is empty); a precedence the mapping itself lists (`kilometrage` before `mileage`) is not.
     @Test func shadowedColumnsAreNamed() throws {
