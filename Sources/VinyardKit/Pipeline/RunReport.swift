@@ -50,7 +50,13 @@ public struct RunReport: Sendable {
     /// The first few `input:line` places where each code occurred.
     public var examples: [FindingCode: [String]] = [:]
     /// The most severe severity each code occurred with.
-    public var severities: [FindingCode: Severity] = [:]
+    public var severities: [FindingCode: Severity] {
+        var result: [FindingCode: Severity] = [:]
+        for (severity, codes) in findingsBySeverity {
+            for code in codes.keys where result[code].map({ $0 < severity }) ?? true { result[code] = severity }
+        }
+        return result
+    }
     /// Findings per code split by severity (`vin.check_digit` is an error for a North American VIN
     /// and a warning for a European one): each code's counts add up to ``findings``.
     public var findingsBySeverity: [Severity: [FindingCode: Int]] = [:]
@@ -76,8 +82,6 @@ public struct RunReport: Sendable {
     /// suggestions.
     public mutating func count(_ finding: Finding, vin: String? = nil) {
         findings[finding.code, default: 0] += 1
-        let severity = severities[finding.code]
-        if severity == nil || severity! < finding.severity { severities[finding.code] = finding.severity }
         findingsBySeverity[finding.severity, default: [:]][finding.code, default: 0] += 1
         if let place = finding.place {
             var places = examples[finding.code, default: []]
