@@ -21,6 +21,8 @@ final class RecordBatch: @unchecked Sendable {
     var recordCount = 0
     /// Per record slot: its row hash, computed by the mapping worker for sinks that want it.
     var rowHashes: [Int64?] = []
+    /// Per record slot: its key's ``RowHasher`` hash for sinks that want row hashes (0: none).
+    var keyHashes: [UInt64] = []
     /// The worker's mapper that mapped the records (the sink thread reads only its constants).
     var mapper: Mapper?
     /// The input's byte count when the batch was handed over (for the progress line).
@@ -73,6 +75,7 @@ final class RecordBatch: @unchecked Sendable {
                     values: [], key: nil, provenance: provenance, findings: [],
                     raw: RawRecord(fields: [], provenance: provenance)))
             rowHashes.append(nil)
+            keyHashes.append(0)
         }
         recordCount += 1
         return recordCount - 1

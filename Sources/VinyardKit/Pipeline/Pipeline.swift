@@ -26,16 +26,25 @@ public protocol RecordSink: AnyObject {
     /// True when the sink stores rows and wants their row hash computed ahead, on the pipeline's
     /// mapping workers (see ``accept(_:schema:source:rowHash:)``). False by default.
     var wantsRowHash: Bool { get }
-    /// ``accept(_:schema:source:)`` with the record's row hash when the pipeline computed it
-    /// (nil: compute it if needed). By default the hash is ignored.
-    func accept(_ record: CanonicalRecord, schema: Schema, source: String, rowHash: Int64?) throws -> WriteResult
+    /// ``accept(_:schema:source:)`` with the record's row hash and key hash when the pipeline
+    /// computed them (nil: compute them if needed). By default the hashes are ignored.
+    func accept(
+        _ record: CanonicalRecord, schema: Schema, source: String, rowHash: Int64?, keyHash: UInt64?
+    ) throws -> WriteResult
+    /// Called before the records of a batch are accepted, with their key hashes (0: none), when
+    /// the sink ``wantsRowHash``: a sink may read ahead what their lookups will need. Does nothing
+    /// by default.
+    func prefetch(keyHashes: UnsafeBufferPointer<UInt64>, schema: Schema)
 }
 
 extension RecordSink {
     public var wantsRowHash: Bool { false }
-    public func accept(_ record: CanonicalRecord, schema: Schema, source: String, rowHash: Int64?) throws -> WriteResult {
+    public func accept(
+        _ record: CanonicalRecord, schema: Schema, source: String, rowHash: Int64?, keyHash: UInt64?
+    ) throws -> WriteResult {
         try accept(record, schema: schema, source: source)
     }
+    public func prefetch(keyHashes: UnsafeBufferPointer<UInt64>, schema: Schema) {}
 }
 
 /// Reads inputs, detects each one's source, maps records onto the canonical schema, validates them
@@ -251,6 +260,9 @@ public final class Pipeline {
             + "\(source) and \(single ? "is" : "are") not loaded; to keep \(single ? "it" : "them"), \(fix)"
     }
 
+    /// Records whose keys the sink reads ahead at a time (``RecordSink/prefetch(keyHashes:schema:)``).
+    static let prefetchStride = 32
+
     /// The calling thread's half: counts and sinks a batch's items in order.
     private func consume(
         _ batch: RecordBatch, sink: any RecordSink, input: inout RunReport.Input, report: inout RunReport
@@ -262,6 +274,8 @@ public final class Pipeline {
         let source = mapper?.mapping.name ?? ""
         var slot = 0
         let rowHashes = batch.rowHashes
+        let keyHashes = batch.keyHashes
+        let prefetching = keyHashes.count >= batch.recordCount
         // Items borrowed in place: no copy (and retain/release) of each.
         try batch.items.withUnsafeBufferPointer { items in
             try batch.records.withUnsafeMutableBufferPointer { records in
@@ -287,6 +301,14 @@ public final class Pipeline {
                         assertionFailure("a record without a mapper in batch \(batch.sequence)")
                         continue
                     }
+                    if prefetching, slot % Self.prefetchStride == 0 {
+                        // The next records' key hashes, a few at a time: read ahead close to their
+                        // use, so the sink's other work does not push them out of the cache.
+                        keyHashes.withUnsafeBufferPointer {
+                            let end = min(slot + Self.prefetchStride, batch.recordCount)
+                            sink.prefetch(keyHashes: UnsafeBufferPointer(rebasing: $0[slot..<end]), schema: schema)
+                        }
+                    }
                     // Moved out of its slot for the sink calls and back after (also when they
                     // throw): passing the slot itself would copy the record, a retain and a
                     // release of each of its arrays and strings.
@@ -305,9 +327,10 @@ public final class Pipeline {
                         input.rejected += 1
                         continue
                     }
+                    let keyHash = slot < keyHashes.count ? keyHashes[slot] : 0
                     let result = try sink.accept(
                         record, schema: schema, source: source,
-                        rowHash: slot < rowHashes.count ? rowHashes[slot] : nil)
+                        rowHash: slot < rowHashes.count ? rowHashes[slot] : nil, keyHash: keyHash == 0 ? nil : keyHash)
                     for finding in result.conflicts { report.count(finding) }
                     switch result.outcome {
                     case .inserted: report.inserted += 1
@@ -384,13 +407,15 @@ final class RecordChecker {
                 checkVIN(&records[slot], mapper: mapper)
                 // The sink's row hash, here rather than on the sink thread: only for records it
                 // will store whose values are already in stored form.
+                // And its key's hash, which the sink's first-load key lookups use (and read ahead).
                 var rowHash: Int64?
-                if rowHashes, records[slot].key != nil, !records[slot].isRejected,
-                    !digest.needsNormalization(records[slot].values)
-                {
-                    rowHash = digest.hash(records[slot].values)
+                var keyHash: UInt64 = 0
+                if rowHashes, let key = records[slot].key, !records[slot].isRejected {
+                    keyHash = RowHasher.key(key)
+                    if !digest.needsNormalization(records[slot].values) { rowHash = digest.hash(records[slot].values) }
                 }
                 batch.rowHashes[slot] = rowHash
+                batch.keyHashes[slot] = keyHash
             }
         }
         batch.unmappedKeys = mapper.takeUnmappedKeys()

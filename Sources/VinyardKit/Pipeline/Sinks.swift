@@ -146,8 +146,14 @@ public final class StoreSink: RecordSink {
 
     public var wantsRowHash: Bool { true }
 
-    public func accept(_ record: CanonicalRecord, schema: Schema, source: String, rowHash: Int64?) throws -> WriteResult {
-        try session.write(record, schema: schema, source: source, policy: policy, rowHash: rowHash)
+    public func accept(
+        _ record: CanonicalRecord, schema: Schema, source: String, rowHash: Int64?, keyHash: UInt64?
+    ) throws -> WriteResult {
+        try session.write(record, schema: schema, source: source, policy: policy, rowHash: rowHash, keyHash: keyHash)
+    }
+
+    public func prefetch(keyHashes: UnsafeBufferPointer<UInt64>, schema: Schema) {
+        session.prefetch(keyHashes: keyHashes, schema: schema)
     }
 
     public func reject(_ record: CanonicalRecord, schema: Schema, source: String) throws {

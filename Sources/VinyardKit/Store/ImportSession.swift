@@ -212,13 +212,25 @@ public final class ImportSession {
     public func write(
         _ record: CanonicalRecord, schema: Schema, source: String? = nil, policy: DuplicatePolicy = .last
     ) throws -> WriteResult {
-        try write(record, schema: schema, source: source, policy: policy, rowHash: nil)
+        try write(record, schema: schema, source: source, policy: policy, rowHash: nil, keyHash: nil)
+    }
+
+    /// Reads ahead the in-memory run key slots of the coming records' keys (their ``RowHasher``
+    /// key hashes, 0 for none), while a first load into `schema`'s table has its key index
+    /// dropped: their lookups then find the slots in the cache. Does nothing otherwise.
+    func prefetch(keyHashes: UnsafeBufferPointer<UInt64>, schema: Schema) {
+        guard let writer = lastWriter ?? tables[schema.name], writer.schema.name == schema.name,
+            let runKeys = writer.runKeys
+        else { return }
+        runKeys.prefetch(keyHashes)
     }
 
     /// ``write(_:schema:source:policy:)`` with the row hash of `record.values` when it is known
-    /// (computed by the pipeline with ``RowDigest`` for values already in stored form).
+    /// (computed by the pipeline with ``RowDigest`` for values already in stored form), and the
+    /// ``RowHasher`` hash of its key when known.
     func write(
-        _ record: CanonicalRecord, schema: Schema, source: String?, policy: DuplicatePolicy, rowHash: Int64?
+        _ record: CanonicalRecord, schema: Schema, source: String?, policy: DuplicatePolicy, rowHash: Int64?,
+        keyHash: UInt64?
     ) throws -> WriteResult {
         try checkOpen()
         guard record.values.count == schema.fields.count else {
@@ -241,7 +253,8 @@ public final class ImportSession {
             return WriteResult(outcome: .rejected)
         }
         do {
-            let result = try store(record, key: key, schema: schema, source: source, policy: policy, rowHash: rowHash)
+            let result = try store(
+                record, key: key, schema: schema, source: source, policy: policy, rowHash: rowHash, keyHash: keyHash)
             count(result.outcome, input: record.provenance.input)
             for finding in record.findings { findingCounts[finding.code.rawValue, default: 0] += 1 }
             for finding in result.conflicts { findingCounts[finding.code.rawValue, default: 0] += 1 }
@@ -253,7 +266,7 @@ public final class ImportSession {
 
     private func store(
         _ record: CanonicalRecord, key: String, schema: Schema, source: String?, policy: DuplicatePolicy,
-        rowHash: Int64?
+        rowHash: Int64?, keyHash knownKeyHash: UInt64?
     ) throws -> WriteResult {
         let writer = try tableWriter(for: schema)
         let table = schema.name
@@ -273,7 +286,7 @@ public final class ImportSession {
         if writer.runKeys != nil {
             // The table was empty when the run started and its key index is dropped: every row is
             // from this run, and the in-memory keys tell new keys from duplicates.
-            let keyHash = RowHasher.key(key)
+            let keyHash = knownKeyHash ?? RowHasher.key(key)
             found = try writer.findInRun(key, keyHash: keyHash)
             // (The lookup may have written the queued rows and built the index, when the run keys
             // were full: then the key takes the indexed path below.)
