@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import VinyardKit
+
+/// Black-box findings of review 7, each run through the built binary.
+@Suite struct Review7Tests {
+    /// Splits a CSV text into rows of fields (RFC 4180: quotes, doubled quotes, embedded newlines).
+    static func parseCSV(_ text: String) -> [[String]] {
+        var rows: [[String]] = [], row: [String] = [], field = "", quoted = false, i = text.startIndex
+        while i < text.endIndex {
+            let c = text[i]
+            if quoted {
+                if c == "\"" {
+                    let n = text.index(after: i)
+                    if n < text.endIndex, text[n] == "\"" { field.append("\""); i = n } else { quoted = false }
+                } else { field.append(c) }
+            } else if c == "\"" { quoted = true
+            } else if c == "," { row.append(field); field = ""
+            } else if c == "\n" || c == "\r\n" { row.append(field); rows.append(row); row = []; field = ""
+            } else { field.append(c) }
+            i = text.index(after: i)
+        }
+        if !field.isEmpty || !row.isEmpty { row.append(field); rows.append(row) }
+        return rows
+    }
+
+    /// Excel exports often end every line with empty columns (`VIN,Make,,`), and files repeat a
+    /// header (`vin,make,vin`). The rejects file must give each column its own value instead of
+    /// moving the second of two same-named columns into `_extra` on every row.
+    @Test func rejectsCSVKeepsRepeatedHeaderNamesInTheirColumns() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("excel.csv")
+        try Data("VIN,Make,Odometer (mi),,\r\nBADVIN,Ford,5,,\r\nXYZ,Opel,7,a,b\r\n".utf8).write(to: input)
+        let rejects = dir.appendingPathComponent("rejects.csv").path
+        let r = try runVinyard(["validate", input.path, "--rejects", rejects, "--quiet"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let rows = Self.parseCSV(try String(contentsOfFile: rejects, encoding: .utf8))
+        #expect(rows.count == 3, "\(rows)")
+        #expect(rows[0] == ["VIN", "Make", "Odometer (mi)", "", "", "_input", "_line", "_findings", "_extra"])
+        #expect(Array(rows[1].prefix(5)) == ["BADVIN", "Ford", "5", "", ""])
+        #expect(rows[1].last == "", "nothing beyond the header's columns: \(rows[1])")
+        #expect(Array(rows[2].prefix(5)) == ["XYZ", "Opel", "7", "a", "b"])
+        #expect(rows[2].last == "", "\(rows[2])")
+
+        let dup = dir.appendingPathComponent("dup.csv")
+        try Data("vin,make,vin\nBAD,Ford,OTHER\n".utf8).write(to: dup)
+        let rejects2 = dir.appendingPathComponent("rejects2.csv").path
+        _ = try runVinyard(["validate", dup.path, "--rejects", rejects2, "--quiet"])
+        let rows2 = Self.parseCSV(try String(contentsOfFile: rejects2, encoding: .utf8))
+        #expect(rows2.count == 2, "\(rows2)")
+        #expect(Array(rows2[1].prefix(3)) == ["BAD", "Ford", "OTHER"])
+        #expect(rows2[1].last == "", "\(rows2[1])")
+    }
+}
