@@ -52,4 +52,24 @@ import VinyardKit
         #expect(Array(rows2[1].prefix(3)) == ["BAD", "Ford", "OTHER"])
         #expect(rows2[1].last == "", "\(rows2[1])")
     }
+
+    /// A malformed line of a CRLF JSON Lines file goes back in the rejects file as the user wrote
+    /// it, without the line break's carriage return.
+    @Test func malformedCRLFJSONLinesRejectHasNoCarriageReturn() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("crlf.jsonl")
+        try Data("{\"vin\":\"1FTFW1E57KFA14352\"}\r\n{\"vin\": bad}\r\n[1]\r\n{\"vin\":\"1HGCV1F52MA000123\"}\r\n".utf8)
+            .write(to: input)
+        let rejects = dir.appendingPathComponent("rejects.jsonl").path
+        let r = try runVinyard(["validate", input.path, "--rejects", rejects, "--quiet"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let lines = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2)
+        let texts = try lines.map { line in
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            return object["_text"] as? String
+        }
+        #expect(texts == ["{\"vin\": bad}", "[1]"])
+    }
 }
