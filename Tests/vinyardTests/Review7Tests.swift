@@ -72,4 +72,27 @@ import VinyardKit
         }
         #expect(texts == ["{\"vin\": bad}", "[1]"])
     }
+
+    /// Headers as real fleet exports write them map to their fields instead of being dropped
+    /// as unmapped: `Plate No.`, `License No.`, `Odometer Reading (mi)` (miles converted),
+    /// `Vehicle Year`, `Asset No.`.
+    @Test func commonFleetExportHeadersAreMapped() throws {
+        let csv = "VIN,Plate No.,Odometer Reading (mi),Vehicle Year,Asset No.\n1FTFW1E57KFA14352,AB-123-C,1000,2019,A-77\n"
+        let r = try runVinyard(["validate", "-", "--input-format", "csv", "--report", "json", "--quiet"], stdin: Data(csv.utf8))
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try ParsedReport(r).inputs.first?["warnings"] as? [String] == [], "\(r.stdout)")
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("fleet.csv")
+        try Data(csv.utf8).write(to: input)
+        let out = dir.appendingPathComponent("out.jsonl").path
+        let c = try runVinyard(["convert", input.path, "-o", out, "--quiet"])
+        #expect(c.status == 0, "\(c.stderr)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [String: Any])
+        #expect(object["license_plate"] as? String == "AB-123-C")
+        #expect(object["odometer_km"] as? Int == 1609)
+        #expect(object["model_year"] as? Int == 2019)
+        #expect(object["source_id"] as? String == "A-77")
+    }
 }
