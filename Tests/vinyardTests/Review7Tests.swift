@@ -95,4 +95,31 @@ import VinyardKit
         #expect(object["model_year"] as? Int == 2019)
         #expect(object["source_id"] as? String == "A-77")
     }
+
+    /// Excel writes `="0123"` (in a quoted field `"=""0123"""`) to keep a text value such as a VIN
+    /// or a plate with leading zeros from being turned into a number. The reader takes the text
+    /// inside, as a spreadsheet shows it, instead of rejecting the VIN for its `=` and quotes.
+    @Test func excelTextFormulaCellsAreReadAsTheirText() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("excel.csv")
+        let csv = "VIN,Make,Plate,Model Year\r\n"
+            + "=\"1HGCV1F52MA000123\",Honda,\"=\"\"0123\"\"\",=\"2021\"\r\n"
+            + "1FTFW1E57KFA14352,Ford,=\"007\",2019\r\n"
+        try Data(csv.utf8).write(to: input)
+        let out = dir.appendingPathComponent("out.jsonl").path
+        let r = try runVinyard(["convert", input.path, "-o", out, "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let objects = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(objects.count == 2)
+        #expect(objects.first?["vin"] as? String == "1HGCV1F52MA000123")
+        #expect(objects.first?["license_plate"] as? String == "0123")
+        #expect(objects.first?["model_year"] as? Int == 2021)
+        #expect(objects.last?["license_plate"] as? String == "007")
+        let raw = dir.appendingPathComponent("raw.jsonl").path
+        _ = try runVinyard(["convert", input.path, "-o", raw, "--source", "raw", "--quiet"])
+        #expect(try String(contentsOfFile: raw, encoding: .utf8).contains("\"Plate\":\"0123\""))
+    }
 }
