@@ -122,4 +122,26 @@ import VinyardKit
         _ = try runVinyard(["convert", input.path, "-o", raw, "--source", "raw", "--quiet"])
         #expect(try String(contentsOfFile: raw, encoding: .utf8).contains("\"Plate\":\"0123\""))
     }
+
+    /// A UTF-16 file (Excel's "Unicode Text", PowerShell's Out-File) is refused with a message
+    /// that says what it is and how to convert it (exit 65), whatever its name says: not as
+    /// "binary data", nor read as JSON Lines of NUL bytes that each become a reject.
+    @Test(arguments: ["fleet.csv", "fleet.jsonl", "fleet.json", "fleet.txt"])
+    func utf16InputIsRefusedAsUTF16(name: String) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let text = name.hasSuffix(".csv") || name.hasSuffix(".txt")
+            ? "VIN\tMake\n1FTFW1E57KFA14352\tFord\n" : "{\"vin\":\"1FTFW1E57KFA14352\"}\n"
+        for (suffix, data) in [
+            ("bom", Data([0xFF, 0xFE]) + text.data(using: .utf16LittleEndian)!),
+            ("le", text.data(using: .utf16LittleEndian)!),
+            ("be", Data([0xFE, 0xFF]) + text.data(using: .utf16BigEndian)!),
+        ] {
+            let input = dir.appendingPathComponent("\(suffix)-\(name)")
+            try data.write(to: input)
+            let r = try runVinyard(["validate", input.path, "--quiet"])
+            #expect(r.status == 65, "\(suffix): \(r.stdout) \(r.stderr)")
+            #expect(r.stderr.contains("\(input.path): UTF-16"), "\(suffix): \(r.stderr)")
+        }
+    }
 }
