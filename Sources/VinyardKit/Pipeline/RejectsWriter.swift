@@ -11,7 +11,9 @@ public final class RejectsWriter {
     private let jsonLines: Bool
     private var csv: CSVWriter?
     private var columns: [String] = []
-    private var columnIndex: [String: Int] = [:]
+    /// Each column name's positions, in order: a header may repeat a name (`vin,make,vin`, or the
+    /// empty names of an Excel export's trailing columns).
+    private var columnIndex: [String: [Int]] = [:]
     private var buffer: OutputBuffer
     public private(set) var count = 0
 
@@ -51,13 +53,15 @@ public final class RejectsWriter {
         }
         if csv == nil {
             columns = fields.map(\.name)
-            for (i, name) in columns.enumerated() where columnIndex[name] == nil { columnIndex[name] = i }
+            for (i, name) in columns.enumerated() { columnIndex[name, default: []].append(i) }
             csv = CSVWriter(sink: sink, columns: columns + ["_input", "_line", "_findings", "_extra"])
         }
         var row = [String?](repeating: nil, count: columns.count + 4)
         var extra: [RawField] = []
+        var filled = [Bool](repeating: false, count: columns.count)
         for field in fields {
-            if let i = columnIndex[field.name], row[i] == nil {
+            if let i = columnIndex[field.name]?.first(where: { !filled[$0] }) {
+                filled[i] = true
                 row[i] = field.value.scalarText ?? field.value.jsonText
             } else {
                 extra.append(field)

@@ -16,7 +16,8 @@ extension CSVReader {
     /// It reads a row that lies wholly in the buffer with its line break, is not blank, has as many
     /// fields as the header, has no line break inside quotes and no text after a closing quote,
     /// and whose non-ASCII fields are valid UTF-8 (or are read as Windows-1252 when that encoding
-    /// is forced). Such a row is never flagged.
+    /// is forced), and in which no value starts with `=` (an Excel text formula `="0123"`, which
+    /// the general path unwraps). Such a row is never flagged.
     @inline(__always)
     func nextFast() -> RawRecord? {
         guard fastPathEnabled, !pendingCR else { return nil }
@@ -65,8 +66,10 @@ extension CSVReader {
         while true {
             guard f < columns, i < n else { return -1 }
             let value: String
+            if p[i] == 0x3D { return -1 }  // `=`: maybe an Excel text formula
             if p[i] == quote {
                 let a = i &+ 1
+                guard a < n, p[a] != 0x3D else { return -1 }
                 var j = a
                 var escaped = false
                 var high = false

@@ -308,7 +308,7 @@ public final class CSVReader: RecordReader {
             for f in 0..<spans.count {
                 let span = spans.items[f]
                 let a = span.start, b = span.end
-                let value: String
+                var value: String
                 switch span.kind {
                 case 0 where ascii:
                     value = TextDecoding.ascii(p, a, b)
@@ -342,6 +342,7 @@ public final class CSVReader: RecordReader {
                         TextDecoding.decode($0, encoding: encoding, recordIsUTF8: isUTF8)
                     }
                 }
+                if value.utf8.first == UInt8(ascii: "=") { value = Self.excelText(value) }
                 let name: String
                 if let names {
                     name = f < nameCount ? names[f] : "_extra_\(f - nameCount + 1)"
@@ -353,6 +354,19 @@ public final class CSVReader: RecordReader {
             self.lastFields = fields
             return (fields, flagged)
         }
+    }
+
+    /// The text of an Excel text formula `="0123"` (which spreadsheets write to keep leading zeros
+    /// and long digit strings as text): the part inside the quotes, when it holds no quote itself;
+    /// any other value unchanged.
+    static func excelText(_ value: String) -> String {
+        let u = value.utf8
+        guard u.count >= 3, u.first == UInt8(ascii: "="), u.last == UInt8(ascii: "\""),
+            u[u.index(after: u.startIndex)] == UInt8(ascii: "\"")
+        else { return value }
+        let inner = u.dropFirst(2).dropLast()
+        guard !inner.contains(UInt8(ascii: "\"")) else { return value }
+        return String(Substring(inner))
     }
 
     /// Consumes a first line `sep=X` (any case; X one printable ASCII character other than a quote,

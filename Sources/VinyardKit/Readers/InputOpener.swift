@@ -123,6 +123,7 @@ public func openInput(path: String, options: ReadOptions = ReadOptions()) throws
     let readAhead = isGzip ? ReadAheadByteSource(try GzipByteSource(source: raw), counter: file) : nil
     let source: any ByteSource = readAhead ?? raw
     let buffer = InputBuffer(source: source, maxRecordBytes: options.maxRecordBytes)
+    try refuseUTF16(buffer, name: file.name)
 
     var name = path.lowercased()
     if name.hasSuffix(".gz") { name.removeLast(3) }
@@ -158,6 +159,34 @@ public func openInput(path: String, options: ReadOptions = ReadOptions()) throws
     }
     return InputReader(
         base: reader, format: format, isGzip: isGzip, counter: file, readAhead: readAhead, totalBytes: totalBytes)
+}
+
+/// Refuses UTF-16 text (Excel's "Unicode Text" export, PowerShell's default), recognized by its
+/// byte order mark or, without one, by a NUL after each of the first two ASCII characters: read
+/// as UTF-8 it is binary data, or lines of NUL bytes.
+/// - Throws: `.malformedInput` naming the input and how to convert it.
+func refuseUTF16(_ buffer: InputBuffer, name: String) throws {
+    try buffer.fill(atLeast: 4)
+    let kind: String? = buffer.withBytes { whole in
+        let p = UnsafeBufferPointer(rebasing: whole[buffer.start..<buffer.end])
+        guard p.count >= 2 else { return nil }
+        if p[0] == 0xFF && p[1] == 0xFE { return "UTF-16 little-endian text (byte order mark FF FE)" }
+        if p[0] == 0xFE && p[1] == 0xFF { return "UTF-16 big-endian text (byte order mark FE FF)" }
+        guard p.count >= 4 else { return nil }
+        if p[0] != 0 && p[0] < 0x80 && p[1] == 0 && p[2] != 0 && p[2] < 0x80 && p[3] == 0 {
+            return "UTF-16 little-endian text"
+        }
+        if p[0] == 0 && p[1] != 0 && p[1] < 0x80 && p[2] == 0 && p[3] != 0 && p[3] < 0x80 {
+            return "UTF-16 big-endian text"
+        }
+        return nil
+    }
+    if let kind {
+        throw VinyardError(
+            .malformedInput,
+            "\(name): \(kind); Vinyard reads UTF-8 or Windows-1252: save it as UTF-8 "
+                + "(Excel: CSV UTF-8) or convert it (iconv -f UTF-16 -t UTF-8)")
+    }
 }
 
 /// Decides the format from the first bytes of the (decompressed) content.

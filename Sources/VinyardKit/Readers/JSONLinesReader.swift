@@ -90,7 +90,9 @@ public final class JSONLinesReader: RecordReader {
                 problem = "unexpected end of line"
             }
             let text = buffer.withBytes { p in
-                let slice = UnsafeBufferPointer(rebasing: p[lineStart..<lineEnd])
+                // The line as written, without a CRLF line break's carriage return.
+                let textEnd = lineEnd > lineStart && p[lineEnd - 1] == 0x0D ? lineEnd - 1 : lineEnd
+                let slice = UnsafeBufferPointer(rebasing: p[lineStart..<textEnd])
                 return TextDecoding.decode(slice, encoding: encoding, recordIsUTF8: TextDecoding.isValidUTF8(slice))
             }
             let finding = Finding(.rowMalformed, .error, message: "malformed JSON Lines line: \(problem)", input: inputName, line: lineNumber)
