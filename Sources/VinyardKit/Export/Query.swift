@@ -57,11 +57,15 @@ public struct Condition: Sendable, Hashable {
             valueStart = w.end
         } else if let s = symbolAt {
             let next: UInt8? = s + 1 < bytes.count ? bytes[s + 1] : nil
+            let doubled = bytes[s] == UInt8(ascii: "=") && next == UInt8(ascii: "=")
             switch (bytes[s], next) {
             case (UInt8(ascii: "!"), UInt8(ascii: "=")): op = .notEqual
             case (UInt8(ascii: "<"), UInt8(ascii: "=")): op = .lessOrEqual
             case (UInt8(ascii: ">"), UInt8(ascii: "=")): op = .greaterOrEqual
             case (UInt8(ascii: "<"), UInt8(ascii: ">")): op = .notEqual
+            // `==`, as most programming languages write it, is `=` (it was `= '=BMW'`, which
+            // matched nothing without a word).
+            case (UInt8(ascii: "="), UInt8(ascii: "=")): op = .equal
             case (UInt8(ascii: "="), _): op = .equal
             case (UInt8(ascii: "<"), _): op = .less
             case (UInt8(ascii: ">"), _): op = .greater
@@ -69,7 +73,7 @@ public struct Condition: Sendable, Hashable {
             default: throw usage("'!' must be followed by '='")
             }
             fieldEnd = s
-            valueStart = s + (op == .notEqual || op == .lessOrEqual || op == .greaterOrEqual ? 2 : 1)
+            valueStart = s + (op == .notEqual || op == .lessOrEqual || op == .greaterOrEqual || doubled ? 2 : 1)
         } else {
             throw usage("no operator")
         }
@@ -161,17 +165,19 @@ public struct SortKey: Sendable, Hashable {
         self.descending = descending
     }
 
-    /// Parses `FIELD[:asc|:desc]`. A suffix other than `asc`/`desc` stays part of the field name
-    /// (and then fails to resolve).
+    /// Parses `FIELD[:asc|:desc]` (any case). No field name holds a colon, so any other suffix is
+    /// a usage error that names the direction.
     public static func parse(_ text: String) throws -> SortKey {
         var field = Condition.trimmed(text)
         var descending = false
         if let colon = field.lastIndex(of: ":") {
-            let suffix = field[field.index(after: colon)...].lowercased()
-            if suffix == "desc" || suffix == "asc" {
-                descending = suffix == "desc"
-                field = Condition.trimmed(String(field[..<colon]))
+            let suffix = Condition.trimmed(String(field[field.index(after: colon)...])).lowercased()
+            guard suffix == "desc" || suffix == "asc" else {
+                throw VinyardError(
+                    .usage, "--sort '\(text)': the direction '\(suffix)' is neither asc nor desc; expected FIELD or FIELD:desc")
             }
+            descending = suffix == "desc"
+            field = Condition.trimmed(String(field[..<colon]))
         }
         guard !field.isEmpty else {
             throw VinyardError(.usage, "--sort '\(text)': the field name is missing; expected FIELD or FIELD:desc")

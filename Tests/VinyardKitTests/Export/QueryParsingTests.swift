@@ -28,6 +28,11 @@ import VinyardKit
         ("notes~ in stock", "notes", .contains, ["in stock"]),
         ("make=", "make", .equal, [""]),
         ("Model Year>=2015", "Model Year", .greaterOrEqual, ["2015"]),
+        // `==` is `=` (it was `= '=BMW'`, which matched nothing); a leading `=` is kept when quoted.
+        ("make==BMW", "make", .equal, ["BMW"]),
+        ("make == BMW", "make", .equal, ["BMW"]),
+        ("make='=BMW'", "make", .equal, ["=BMW"]),
+        ("year<<5", "year", .less, ["<5"]),
     ])
     func parses(_ text: String, _ field: String, _ op: Condition.Operator, _ values: [String]) throws {
         let c = try Condition.parse(text)
@@ -48,6 +53,14 @@ import VinyardKit
         #expect(try SortKey.parse("year:ASC") == SortKey(field: "year"))
         #expect(try SortKey.parse("vin; DROP TABLE vehicles") == SortKey(field: "vin; DROP TABLE vehicles"))
         #expect(throws: VinyardError.self) { try SortKey.parse(":desc") }
+        #expect(try SortKey.parse("year : desc") == SortKey(field: "year", descending: true))
+        // A direction other than asc/desc is named (it was 'unknown field year:foo').
+        #expect {
+            try SortKey.parse("year:foo")
+        } throws: { error in
+            guard let e = error as? VinyardError else { return false }
+            return e.code == .usage && e.message.contains("the direction 'foo' is neither asc nor desc")
+        }
     }
 
     @Test func tiers() throws {
