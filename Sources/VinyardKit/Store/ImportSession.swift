@@ -219,10 +219,7 @@ public final class ImportSession {
     /// key hashes, 0 for none), while a first load into `schema`'s table has its key index
     /// dropped: their lookups then find the slots in the cache. Does nothing otherwise.
     func prefetch(keyHashes: UnsafeBufferPointer<UInt64>, schema: Schema) {
-        guard let writer = lastWriter ?? tables[schema.name], writer.schema.name == schema.name,
-            let runKeys = writer.runKeys
-        else { return }
-        runKeys.prefetch(keyHashes)
+        tables[schema.name]?.runKeys?.prefetch(keyHashes)
     }
 
     /// ``write(_:schema:source:policy:)`` with the row hash of `record.values` when it is known
