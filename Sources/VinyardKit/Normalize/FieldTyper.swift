@@ -164,6 +164,8 @@ final class FieldTyper {
             return .failure(notScalar(raw, expected: "a whole number"))
         }
         switch parsed {
+        case .failure(.invalid) where field.unit != nil && Self.unitSuffix(text) != nil:
+            return withValueUnit(text) { integer(.string($0), unitFactor: $1) }
         case .failure(let f):
             return .failure(numberFailure(f, text, whole: true))
         case .success(var i):
@@ -191,6 +193,8 @@ final class FieldTyper {
             return .failure(notScalar(raw, expected: "a number"))
         }
         switch parsed {
+        case .failure(.invalid) where field.unit != nil && Self.unitSuffix(text) != nil:
+            return withValueUnit(text) { number(.string($0), unitFactor: $1) }
         case .failure(let f):
             return .failure(numberFailure(f, text, whole: false))
         case .success(var d):
@@ -220,6 +224,44 @@ final class FieldTyper {
         if let parsed { return .success(.text(parsed)) }
         let source = pattern.map { " (this source writes \($0.text))" } ?? ""
         return .failure(finding(.fieldDate, text, "is not a valid date; write \(expected)\(source)"))
+    }
+
+    // MARK: Units written in values
+
+    /// Splits `12 345 km`, `80000mi`, `150 hp.` into the number text and the unit word; nil when
+    /// the text does not end in letters after something else.
+    static func unitSuffix(_ text: String) -> (number: String, unit: String)? {
+        var unit = Substring(text)
+        if unit.last == "." { unit = unit.dropLast() }
+        let letters = unit.reversed().prefix { $0.isASCII && $0.isLetter }.count
+        guard letters > 0, letters < unit.count else { return nil }
+        let number = unit.dropLast(letters)
+        guard number.last.map({ $0.isNumber || $0 == " " }) == true else { return nil }
+        return (ValueParser.trimmed(String(number)), String(unit.suffix(letters)))
+    }
+
+    /// Types a value that states its own unit (`12,345 km`, `80000 mi`): the unit must convert into
+    /// the field's, and it wins over the column's (`Odometer (mi)` holding `12000 km` is 12000 km).
+    private func withValueUnit(_ text: String, _ type: (String, Double?) -> TypedValue) -> TypedValue {
+        guard let (number, unit) = Self.unitSuffix(text), let target = field.unit else {
+            return .failure(numberFailure(.invalid, text, whole: field.type == .integer))
+        }
+        guard let factor = Mapper.conversion(from: unit, to: target) else {
+            return .failure(
+                finding(
+                    .fieldType, text,
+                    "has the unit '\(unit)', which does not convert into \(target); write a number in \(target)"))
+        }
+        var typed = type(number, factor == 1 ? nil : factor)
+        if case .failure(var f) = typed {
+            // Quote the value as written, with its unit.
+            let quoted = "\(field.name) '\(Self.clip(number))'"
+            if f.message.hasPrefix(quoted) {
+                f.message = "\(field.name) '\(Self.clip(text))'" + f.message.dropFirst(quoted.count)
+            }
+            typed = .failure(f)
+        }
+        return typed
     }
 
     // MARK: Helpers

@@ -542,6 +542,13 @@ public final class Mapper {
         "l": ("l", 1), "litres": ("l", 1), "liters": ("l", 1), "gal": ("l", 3.785411784), "gallons": ("l", 3.785411784),
     ]
 
+    /// The factor converting `from` into `to` (1 for the same unit); nil when they do not convert.
+    static func conversion(from: String, to: String) -> Double? {
+        guard let source = units[from.lowercased()], let base = units[to.lowercased()], base.unit == source.unit
+        else { return nil }
+        return source.factor / base.factor
+    }
+
     /// The factor converting `from` into the field's `to` unit; nil when none is needed. Throws
     /// (strict) or returns nil (not strict) when the units do not convert.
     static func unitFactor(from: String, to: String?, strict: Bool) throws -> Double? {

@@ -160,6 +160,39 @@ import Testing
         #expect(abs(p - 111.85) < 0.01)
     }
 
+
+    @Test func unitsWrittenInValuesConvert() throws {
+        let m = try mapper("fleet")
+        let r = m.map(
+            csvRecord(
+                ["VIN", "Odometer", "Power", "Tank capacity l"], ["1HGCV1F52MA000123", "80000 mi", "150hp", "15 gal."]))
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        #expect(r.value("odometer_km", in: m) == .integer(128748))
+        guard case .real(let p) = r.value("power_kw", in: m), case .real(let l) = r.value("tank_capacity_l", in: m) else {
+            Issue.record("power or tank not typed")
+            return
+        }
+        #expect(abs(p - 111.85) < 0.01)
+        #expect(abs(l - 56.78) < 0.01)
+        // The value's own unit wins over the column's: `Mileage (mi)` holding `12000 km` is 12000 km.
+        let own = m.map(csvRecord(["VIN", "Mileage (mi)"], ["1HGCV1F52MA000123", "12000 KM"]))
+        #expect(own.findings.isEmpty)
+        #expect(own.value("odometer_km", in: m) == .integer(12000))
+    }
+
+    @Test func unitsThatDoNotConvertAreRejectedByName() throws {
+        let m = try mapper("fleet")
+        let r = m.map(csvRecord(["VIN", "Odometer", "Power"], ["1HGCV1F52MA000123", "45000 kg", "abc hp"]))
+        #expect(r.codes == ["field.type", "field.type"])
+        #expect(r.findings.contains { $0.message == "odometer_km '45000 kg' has the unit 'kg', which does not convert into km; write a number in km" })
+        #expect(r.findings.contains { $0.message.hasPrefix("power_kw 'abc hp' is not a number") })
+        // Range checks apply after conversion and quote the value as written.
+        let big = m.map(csvRecord(["VIN", "Odometer"], ["1HGCV1F52MA000123", "4000000 mi"]))
+        #expect(big.codes == ["field.range"])
+        #expect(big.findings.first?.message.hasPrefix("odometer_km '4000000 mi' is above the maximum") == true)
+        // A unit alone is not a number; a model name with digits in a unit-less field is untouched.
+        #expect(m.map(csvRecord(["VIN", "Odometer"], ["1HGCV1F52MA000123", "km"])).codes == ["field.type"])
+    }
     @Test func decimalCommaOption() throws {
         let m = try mapper("fleet", options: MapperOptions(decimalSeparator: .comma, referenceYear: 2025))
         let r = m.map(csvRecord(["VIN", "Price", "lat", "lon", "Odometer"], ["1HGCV1F52MA000123", "1.234", "52,3547498", "4,8339215", "123.456"]))
