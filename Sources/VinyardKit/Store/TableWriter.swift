@@ -137,10 +137,10 @@ final class TableWriter {
         guard runKeys != nil else { return }
         try flushAppends()
         runKeys = nil
-        // The sort of the keys takes as much memory as the page cache: a small one keeps the peak
-        // low (the sort spills sorted runs to temporary files). With a second core, which the
-        // pipeline has left idle by now, a helper thread sorts half the runs: 0.77 → 0.57 s
-        // (medians of 6) for 1M keys, for about 14 MB more at the peak (72 → 86 MB).
+        // The sort of the keys takes memory in proportion to the page cache: a small one keeps the
+        // peak low and flat (the sort spills sorted runs to temporary files). With a second core,
+        // which the pipeline has left idle by now, a helper thread sorts half the runs (see
+        // ``VinyardStore/indexBuildCacheSize`` for the measurements).
         try connection.execute("PRAGMA cache_size=\(VinyardStore.indexBuildCacheSize)")
         let helpers = VinyardStore.indexBuildThreads
         if helpers > 0 { try connection.execute("PRAGMA threads=\(helpers)") }
