@@ -444,6 +444,17 @@ public final class Mapper {
         }
 
         let key = makeKey(values, &touched, &findings)
+        if key == nil, !findings.contains(where: { $0.severity == .error }) {
+            // A key value that normalization empties (a VIN written `-` or `...`): the record
+            // cannot be keyed, and its reject says why.
+            let index = mapping.key == .sourceID ? known.sourceID : mapping.key == .location ? known.latitude : known.vin
+            let field = index.map { schema.fields[$0].name } ?? schema.primaryKey.first
+            findings.append(
+                Finding(
+                    .fieldRequired, .error, field: field,
+                    message: "\(field ?? "the key") is required but empty once normalized (spaces, dashes, dots "
+                        + "and underscores removed); fill it in"))
+        }
         for i in findings.indices {
             if findings[i].input == nil { findings[i].input = raw.provenance.input }
             if findings[i].line == nil {

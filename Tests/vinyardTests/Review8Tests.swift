@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+import VinyardKit
+
+/// Black-box findings of review 8, each run through the built binary.
+@Suite struct Review8Tests {
+    /// The JSON Lines rejects file, one object per line.
+    static func rejectObjects(_ path: String) throws -> [[String: Any]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    /// A VIN cell written `-` or `...` (a placeholder spreadsheets use) normalizes to nothing:
+    /// the record is rejected, and the reject and the report say why (it was rejected with no
+    /// finding at all, in the rejects file, the report and the `rejects` table).
+    @Test func vinThatNormalizesToNothingIsRejectedWithAReason() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("dash.csv")
+        try Data("vin,make\n-,Ford\n...,Opel\n1FTFW1E57KFA14352,Ford\n".utf8).write(to: input)
+        let rejects = dir.appendingPathComponent("rejects.jsonl").path
+        let r = try runVinyard(["validate", input.path, "--rejects", rejects, "--report", "json", "--quiet"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
+        #expect(report["rejected"] as? Int == 2)
+        #expect((report["findings"] as? [String: Int])?["field.required"] == 2, "\(report)")
+        let objects = try Self.rejectObjects(rejects)
+        #expect(objects.count == 2)
+        for object in objects {
+            let findings = try #require(object["_findings"] as? [[String: Any]])
+            #expect(findings.first?["code"] as? String == "field.required", "\(object)")
+            #expect(findings.first?["field"] as? String == "vin", "\(object)")
+        }
+
+        let db = dir.appendingPathComponent("fleet.db").path
+        _ = try runVinyard(["import", input.path, "--db", db, "--quiet"])
+        let e = try runVinyard(["export", "--db", db, "--table", "rejects", "--columns", "line,reason", "--format", "csv"])
+        #expect(e.status == 0, "\(e.stderr)")
+        let rows = e.stdout.split(separator: "\n").dropFirst()
+        #expect(rows.count == 2)
+        #expect(rows.allSatisfy { $0.contains("field.required") }, "\(e.stdout)")
+    }
+}
