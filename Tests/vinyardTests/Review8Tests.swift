@@ -41,4 +41,18 @@ import VinyardKit
         #expect(rows.count == 2)
         #expect(rows.allSatisfy { $0.contains("field.required") }, "\(e.stdout)")
     }
+
+    /// `Odometer (mi.)` is a miles column as much as `Odometer (mi)`: its values are converted to
+    /// km (they were loaded as kilometres, 1.6 times too low, with no warning).
+    @Test func abbreviatedUnitWithADotConverts() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("miles.csv")
+        try Data("VIN,Odometer (mi.),Power (kW.)\n1FTFW1E57KFA14352,1000,100\n".utf8).write(to: input)
+        let r = try runVinyard(["convert", input.path, "-o", "-", "--format", "jsonl", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
+        #expect(object["odometer_km"] as? Int == 1609, "\(r.stdout)")
+        #expect(object["power_kw"] as? Double == 100, "\(r.stdout)")
+    }
 }

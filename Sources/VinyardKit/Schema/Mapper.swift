@@ -541,12 +541,14 @@ public final class Mapper {
         guard let open = header.firstIndex(where: { $0 == "(" || $0 == "[" }),
             let close = header[open...].firstIndex(where: { $0 == ")" || $0 == "]" })
         else { return nil }
-        let unit = header[header.index(after: open)..<close].trimmingCharacters(in: .whitespaces).lowercased()
+        // An abbreviation's dot goes (`(mi.)`, `(km.)`): it names the same unit.
+        var unit = header[header.index(after: open)..<close].trimmingCharacters(in: .whitespaces).lowercased()
+        while unit.hasSuffix(".") { unit.removeLast() }
         return unit.isEmpty ? nil : unit
     }
 
     private static let units: [String: (unit: String, factor: Double)] = [
-        "km": ("km", 1), "kilometres": ("km", 1), "kilometers": ("km", 1),
+        "km": ("km", 1), "kms": ("km", 1), "kilometres": ("km", 1), "kilometers": ("km", 1),
         "mi": ("km", 1.609344), "mile": ("km", 1.609344), "miles": ("km", 1.609344), "miles-to-km": ("km", 1.609344),
         "kw": ("kw", 1), "hp": ("kw", 0.745699872), "bhp": ("kw", 0.745699872), "ps": ("kw", 0.73549875),
         "cv": ("kw", 0.73549875),
