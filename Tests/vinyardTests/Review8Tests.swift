@@ -55,4 +55,26 @@ import VinyardKit
         #expect(object["odometer_km"] as? Int == 1609, "\(r.stdout)")
         #expect(object["power_kw"] as? Double == 100, "\(r.stdout)")
     }
+
+    /// Header spellings of real fleet lists: `VIN No.` and `Vehicle VIN` (the file was refused as
+    /// of no known source, exit 64), `No. of Doors` and `Fleet No.` (dropped as unmapped).
+    @Test func moreFleetHeaderSpellingsAreMapped() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("fleet.csv")
+        try Data("VIN No.,No. of Doors,Fleet No.\n1FTFW1E57KFA14352,4,F-12\n".utf8).write(to: input)
+        let r = try runVinyard(["convert", input.path, "-o", "-", "--format", "jsonl", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.stderr.contains("not loaded"), "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
+        #expect(object["vin"] as? String == "1FTFW1E57KFA14352")
+        #expect(object["doors"] as? Int == 4)
+        #expect(object["source_id"] as? String == "F-12")
+
+        let other = dir.appendingPathComponent("other.csv")
+        try Data("Vehicle VIN,Make\n1FTFW1E57KFA14352,Ford\n".utf8).write(to: other)
+        let v = try runVinyard(["validate", other.path, "--quiet"])
+        #expect(v.status == 0, "\(v.stderr)")
+        #expect(v.stdout.contains("fleet (csv), 1 read, 0 rejected"), "\(v.stdout)")
+    }
 }

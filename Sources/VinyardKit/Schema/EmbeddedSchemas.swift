@@ -234,7 +234,7 @@ enum EmbeddedSchemas {
   "fields": [
     {"name": "vin", "type": "string", "format": "vin", "title": "Vehicle identification number",
      "description": "ISO 3779 VIN, upper-case, spaces and dashes removed. The key when present.",
-     "aliases": ["vehicle identification number", "vehicle id number", "vin number", "vin code", "chassis number", "chassis no", "chassis", "frame number", "fahrgestellnummer", "fin"]},
+     "aliases": ["vehicle identification number", "vehicle id number", "vin number", "vin code", "vin no", "vin nr", "vehicle vin", "chassis number", "chassis no", "chassis", "frame number", "fahrgestellnummer", "fin"]},
     {"name": "make", "type": "string", "synonyms": "make",
      "aliases": ["manufacturer", "brand", "marque", "marke", "vehicle make"]},
     {"name": "model", "type": "string",
@@ -258,7 +258,7 @@ enum EmbeddedSchemas {
      "constraints": {"enum": ["fwd", "rwd", "awd", "4wd", "2wd"]},
      "aliases": ["drive", "drivetrain", "drive train", "driveline", "traction"]},
     {"name": "doors", "type": "integer", "constraints": {"minimum": 0, "maximum": 9},
-     "aliases": ["number of doors", "door count", "doors count"]},
+     "aliases": ["number of doors", "no of doors", "door count", "doors count"]},
     {"name": "power_kw", "type": "number", "unit": "kW", "constraints": {"minimum": 0, "maximum": 2000},
      "aliases": ["power", "powerkw", "power kw", "engine power", "leistung", "kw"]},
     {"name": "odometer_km", "type": "integer", "unit": "km", "constraints": {"minimum": 0, "maximum": 5000000},
@@ -286,7 +286,7 @@ enum EmbeddedSchemas {
     {"name": "notes", "type": "string", "aliases": ["note", "comment", "comments", "remarks", "bemerkung"]},
     {"name": "source", "type": "string", "description": "The source mapping the record came through (fleet, autoscout, ...)."},
     {"name": "source_id", "type": "string", "description": "The source's own id for the record, kept as written (leading zeros stay).",
-     "aliases": ["id", "source id", "record id", "external id", "asset id", "fleet id", "unit number", "unit no", "asset number", "asset no"]},
+     "aliases": ["id", "source id", "record id", "external id", "asset id", "fleet id", "unit number", "unit no", "asset number", "asset no", "fleet number", "fleet no"]},
     {"name": "vin_manufacturer", "type": "string", "description": "Manufacturer decoded from the VIN's WMI."},
     {"name": "vin_country", "type": "string", "description": "Country decoded from the VIN's WMI."},
     {"name": "vin_model_years", "type": "array", "description": "Candidate model years decoded from VIN position 10, ascending."}
