@@ -77,4 +77,31 @@ import VinyardKit
         #expect(v.status == 0, "\(v.stderr)")
         #expect(v.stdout.contains("fleet (csv), 1 read, 0 rejected"), "\(v.stdout)")
     }
+
+    /// Harley-Davidson (1HD, 5HD), BMW Motorrad (WB1), KTM (VBK) and Isuzu trucks (JAL) were
+    /// missing from the offline WMI table: every such VIN got `vin.wmi_unknown` and no
+    /// manufacturer. W0V is stamped on Vauxhalls as well as Opels: declaring Vauxhall is no
+    /// `vin.make_mismatch`.
+    @Test func motorcycleAndTruckWMIsDecode() throws {
+        let r = try runVinyard([
+            "decode", "1HD1KEL12FB100001", "WB10A1103FZ100001", "VBKEXC400FM100001", "--format", "json",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let objects = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]])
+        #expect(objects.count == 3)
+        #expect(objects.map { $0["manufacturer"] as? String } == ["Harley-Davidson", "BMW", "KTM"], "\(r.stdout)")
+        for object in objects {
+            let codes = (object["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+            #expect(!codes.contains("vin.wmi_unknown"), "\(object)")
+        }
+
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("uk.csv")
+        try Data("vin,make\nW0VBD8EG8FG100001,Vauxhall\n1HD1KEL12FB100001,Harley-Davidson\n".utf8).write(to: input)
+        let v = try runVinyard(["validate", input.path, "--report", "json", "--quiet"])
+        #expect(v.status == 0, "\(v.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: v.stdoutData) as? [String: Any])
+        #expect((report["findings"] as? [String: Int]) == [:], "\(v.stdout)")
+    }
 }
