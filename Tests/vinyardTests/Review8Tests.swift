@@ -104,4 +104,29 @@ import VinyardKit
         let report = try #require(try JSONSerialization.jsonObject(with: v.stdoutData) as? [String: Any])
         #expect((report["findings"] as? [String: Int]) == [:], "\(v.stdout)")
     }
+
+    /// `--rejects rejects.json` wrote CSV text into the `.json` file (convert's help even promised
+    /// JSON); it is now a JSON array of the objects JSON Lines would hold, `[]` when nothing is
+    /// rejected.
+    @Test func rejectsFileEndingInJSONIsAJSONArray() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("fleet.csv")
+        try Data("vin,make\nBAD,Ford\n1FTFW1E57KFA14352,Ford\nALSOBAD,Opel\n".utf8).write(to: input)
+        let rejects = dir.appendingPathComponent("rejects.json").path
+        let r = try runVinyard(["validate", input.path, "--rejects", rejects, "--quiet"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let text = try String(contentsOfFile: rejects, encoding: .utf8)
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]], "\(text)")
+        #expect(array.map { $0["_line"] as? Int } == [2, 4])
+        #expect(array.map { $0["vin"] as? String } == ["BAD", "ALSOBAD"])
+
+        let clean = dir.appendingPathComponent("clean.csv")
+        try Data("vin\n1FTFW1E57KFA14352\n".utf8).write(to: clean)
+        let none = dir.appendingPathComponent("none.json").path
+        let c = try runVinyard(["convert", clean.path, "-o", dir.appendingPathComponent("out.csv").path, "--rejects", none, "--quiet"])
+        #expect(c.status == 0, "\(c.stderr)")
+        let empty = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: none))) as? [Any]
+        #expect(empty?.isEmpty == true)
+    }
 }

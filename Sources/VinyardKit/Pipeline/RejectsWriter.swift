@@ -4,11 +4,14 @@
 /// CSV (the default) takes its columns from the first rejected record; fields a later record has
 /// beyond them, and the original text of a row that could not be split into fields, go to a final
 /// `_extra` column as JSON, so nothing is lost. JSON Lines (a path ending in `.jsonl` or `.ndjson`,
-/// before any `.gz`) writes one object per reject with `_findings` as an array of objects.
+/// before any `.gz`) writes one object per reject with `_findings` as an array of objects; JSON
+/// (a path ending in `.json`) writes the same objects as one array.
 public final class RejectsWriter {
     public let path: String
     private let sink: any ByteSink
     private let jsonLines: Bool
+    /// A JSON array (`.json`) of the objects JSON Lines would write.
+    private let jsonArray: Bool
     private var csv: CSVWriter?
     private var columns: [String] = []
     /// Each column name's positions, in order: a header may repeat a name (`vin,make,vin`, or the
@@ -23,7 +26,8 @@ public final class RejectsWriter {
         sink = try openOutput(path: path)
         var name = path.lowercased()
         if name.hasSuffix(".gz") { name.removeLast(3) }
-        jsonLines = name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson")
+        jsonArray = name.hasSuffix(".json")
+        jsonLines = jsonArray || name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson")
         buffer = OutputBuffer(sink: sink)
     }
 
@@ -46,8 +50,9 @@ public final class RejectsWriter {
             if let index = provenance.index { object.append(RawField("_element", .number(String(index)))) }
             if fields.isEmpty, let text { object.append(RawField("_text", .string(text))) }
             object.append(RawField("_findings", .array(findings.map(Self.json))))
+            if jsonArray { buffer.append(count == 1 ? "[\n" : ",\n") }
             buffer.appendJSONObject(object)
-            buffer.append(0x0A)
+            if !jsonArray { buffer.append(0x0A) }
             try buffer.flushIfNeeded()
             return
         }
@@ -88,6 +93,7 @@ public final class RejectsWriter {
     /// Flushes and closes the file (an empty CSV file gets a header of the bookkeeping columns).
     public func finish() throws {
         if jsonLines {
+            if jsonArray { buffer.append(count == 0 ? "[]\n" : "\n]\n") }
             try buffer.flush()
             try sink.close()
             return
