@@ -129,4 +129,23 @@ import VinyardKit
         let empty = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: none))) as? [Any]
         #expect(empty?.isEmpty == true)
     }
+
+    /// A trailing comma in a JSON array (`[{…},{…},]`) was read as one more element: a phantom
+    /// `row.malformed` reject with no text, and `read` one more than the file's records. It is a
+    /// syntax error between the elements, which is fatal (exit 65) naming the line and column.
+    @Test func trailingCommaInAJSONArrayIsNoPhantomRecord() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (name, text, at) in [
+            ("trailing.json", "[\n{\"vin\":\"1FTFW1E57KFA14352\"},\n{\"vin\":\"1HGCV1F52MA000123\"},\n]\n", "trailing.json:4:1"),
+            ("wrapped.json", "{\"vehicles\":[{\"vin\":\"1FTFW1E57KFA14352\"},,{\"vin\":\"1HGCV1F52MA000123\"}]}", "wrapped.json:1:42"),
+        ] {
+            let input = dir.appendingPathComponent(name)
+            try Data(text.utf8).write(to: input)
+            let r = try runVinyard(["validate", input.path, "--quiet"])
+            #expect(r.status == 65, "\(name): \(r.stdout) \(r.stderr)")
+            #expect(r.stderr.contains(at), "\(r.stderr)")
+            #expect(r.stderr.contains("comma"), "\(r.stderr)")
+        }
+    }
 }

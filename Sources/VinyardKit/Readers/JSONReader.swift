@@ -286,7 +286,13 @@ public final class JSONReader: RecordReader {
     // MARK: - Elements
 
     private func element() throws -> ReadItem {
-        _ = try peek()
+        // A comma with no element after it (`[{…},]`, `{…},,{…}`) is a syntax error between the
+        // elements, not a record: fatal, like any other one outside the elements.
+        if state != .singleObject, let c = try peek(), c == UInt8(ascii: ",") || c == UInt8(ascii: "]") {
+            throw error(
+                "expected an array element, found \(JSONParser.describe(c)) (an empty element: a trailing, leading or doubled comma); remove the extra ','",
+                at: buffer.start)
+        }
         let startLine = line
         let elementIndex = index
         index += 1
