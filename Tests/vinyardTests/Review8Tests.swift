@@ -148,4 +148,26 @@ import VinyardKit
             #expect(r.stderr.contains("comma"), "\(r.stderr)")
         }
     }
+
+    /// Exports that end every data row with a delimiter the header lacks (`vin,make` over
+    /// `1FT…,Ford,`), or the other way round, had every row rejected as `row.ragged`. Empty
+    /// fields beyond the header (or empty-named header columns a row lacks) are now absorbed; a
+    /// row with a value beyond the header stays ragged.
+    @Test func trailingDelimiterOnRowsOnlyIsNotRagged() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for text in [
+            "vin,make\r\n1FTFW1E57KFA14352,Ford,\r\n1HGCV1F52MA000123,Honda,\r\nJM1GJ1W65E1143959,Mazda,x\r\n",
+            "vin;make;\nJM1GJ1W65E1143959;Mazda;x;y\n1FTFW1E57KFA14352;Ford\n1HGCV1F52MA000123;Honda\n",
+        ] {
+            let input = dir.appendingPathComponent("trailing.csv")
+            try Data(text.utf8).write(to: input)
+            let r = try runVinyard(["validate", input.path, "--report", "json", "--quiet"])
+            let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], "\(r.stderr)")
+            #expect(report["read"] as? Int == 3)
+            #expect(report["inserted"] as? Int == 2, "\(r.stdout)")
+            #expect(report["rejected"] as? Int == 1)
+            #expect((report["findings"] as? [String: Int]) == ["row.ragged": 1], "\(r.stdout)")
+        }
+    }
 }

@@ -133,8 +133,9 @@ public final class CSVReader: RecordReader {
                 continue
             }
             let startLine = line
-            let (fields, flagged) = decodeFields(scanned, names: header)
+            var (fields, flagged) = decodeFields(scanned, names: header)
             let provenance = Provenance(input: inputName, line: startLine)
+            Self.absorbTrailingDelimiters(&fields, header: header)
             if fields.count != header.count {
                 let text = buffer.withBytes { p in
                     let slice = UnsafeBufferPointer(rebasing: p[scanned.start..<scanned.contentEnd])
@@ -151,6 +152,20 @@ public final class CSVReader: RecordReader {
             return .record(RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged))
         }
         return nil
+    }
+
+    /// A trailing delimiter that only the rows or only the header have (`vin,make` over
+    /// `1FT…,Ford,`, or `vin,make,` over `1FT…,Ford`) is not a ragged row: empty fields beyond
+    /// the header are dropped, and empty-named header columns a row lacks at its end are empty.
+    /// A row whose extra fields hold anything stays ragged.
+    static func absorbTrailingDelimiters(_ fields: inout [RawField], header: [String]) {
+        if fields.count > header.count {
+            guard fields[header.count...].allSatisfy({ $0.value.scalarText?.isEmpty == true }) else { return }
+            fields.removeLast(fields.count - header.count)
+        } else if fields.count < header.count, !fields.isEmpty {
+            guard header[fields.count...].allSatisfy({ $0.isEmpty }) else { return }
+            for name in header[fields.count...] { fields.append(RawField(name, .string(""))) }
+        }
     }
 
     private func isBlank(_ s: Scanned) -> Bool {
