@@ -170,4 +170,21 @@ import VinyardKit
             #expect((report["findings"] as? [String: Int]) == ["row.ragged": 1], "\(r.stdout)")
         }
     }
+
+    /// Rows of delimiters alone (`,,`, `"",""`), which spreadsheets leave below the data, were
+    /// records: each a `field.required` reject, and `validate` exited 1 on a clean file. They
+    /// are blank lines now.
+    @Test func rowsOfDelimitersAloneAreBlankLines() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("excel.csv")
+        try Data("VIN,Make,Model\r\n1FTFW1E57KFA14352,Ford,F-150\r\n,,\r\n\"\",\"\",\"\"\r\n,Opel,Astra\r\n,,\r\n".utf8)
+            .write(to: input)
+        let r = try runVinyard(["validate", input.path, "--report", "json", "--quiet"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], "\(r.stderr)")
+        #expect(report["read"] as? Int == 2, "\(r.stdout)")
+        #expect(report["rejected"] as? Int == 1, "the row with a make and no VIN is still a reject")
+        #expect((report["finding_examples"] as? [String: [String]])?["field.required"]?.first?.hasSuffix(":5") == true, "\(r.stdout)")
+    }
 }

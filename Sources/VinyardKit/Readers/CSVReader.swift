@@ -9,8 +9,8 @@
 ///   refuses to guess and asks for `--delimiter` (`.usage`).
 /// - A row whose field count differs from the header's is a ``RawReject`` (`row.ragged`, error)
 ///   with its fields paired with the header and extra ones named `_extra_1`, `_extra_2`, …
-/// - Completely empty lines are skipped (also in one-column files); leading ones before the
-///   header too.
+/// - Completely empty lines are skipped (also in one-column files), and so are rows of delimiters
+///   and empty fields alone (`,,,`); leading empty lines before the header too.
 /// - A quote left open at the end of input is fatal (`.malformedInput`, naming the line the
 ///   field started on), since every following row would have been swallowed.
 /// - Records carry the 1-based line on which they start.
@@ -134,6 +134,11 @@ public final class CSVReader: RecordReader {
             }
             let startLine = line
             var (fields, flagged) = decodeFields(scanned, names: header)
+            if fields.allSatisfy({ $0.value.scalarText?.isEmpty == true }) {
+                // Delimiters alone (`,,,`): a blank line, like an empty one.
+                consume(scanned)
+                continue
+            }
             let provenance = Provenance(input: inputName, line: startLine)
             Self.absorbTrailingDelimiters(&fields, header: header)
             if fields.count != header.count {
