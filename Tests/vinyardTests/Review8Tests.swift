@@ -187,4 +187,34 @@ import VinyardKit
         #expect(report["rejected"] as? Int == 1, "the row with a make and no VIN is still a reject")
         #expect((report["finding_examples"] as? [String: [String]])?["field.required"]?.first?.hasSuffix(":5") == true, "\(r.stdout)")
     }
+
+    /// A JSON feed whose first record lacks the keys that name its source (a fleet record with
+    /// its VIN key left out, a place without coordinates) was refused whole (exit 64, "cannot
+    /// tell the source"). The source is now taken from the first record that names one, and the
+    /// records before it are read with it (here: a field.required reject). A feed in which no
+    /// record names a source is still refused.
+    @Test func sourceIsDetectedFromTheFirstRecordThatNamesOne() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fleet = dir.appendingPathComponent("fleet.jsonl")
+        try Data("{\"make\":\"Opel\",\"model\":\"Astra\"}\n{\"vin\":\"1FTFW1E57KFA14352\",\"make\":\"Ford\"}\n".utf8).write(to: fleet)
+        let places = dir.appendingPathComponent("places.json")
+        try Data("[{\"name\":\"Depot\"},{\"name\":\"Amsterdam\",\"lat\":52.3547498,\"long\":4.8339215}]".utf8).write(to: places)
+        for (input, source) in [(fleet, "fleet"), (places, "locations")] {
+            let r = try runVinyard(["validate", input.path, "--report", "json", "--quiet"])
+            #expect(r.status == 1, "\(r.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], "\(r.stderr)")
+            #expect(report["read"] as? Int == 2)
+            #expect(report["inserted"] as? Int == 1)
+            #expect(report["rejected"] as? Int == 1)
+            #expect((report["findings"] as? [String: Int])?["field.required"] != nil, "\(r.stdout)")
+            let inputs = try #require(report["inputs"] as? [[String: Any]])
+            #expect(inputs.first?["source"] as? String == source)
+        }
+        let none = dir.appendingPathComponent("none.jsonl")
+        try Data("{\"make\":\"Opel\"}\n{\"make\":\"Ford\"}\n".utf8).write(to: none)
+        let n = try runVinyard(["validate", none.path, "--quiet"])
+        #expect(n.status == 64)
+        #expect(n.stderr.contains("cannot tell the source"), "\(n.stderr)")
+    }
 }
