@@ -217,4 +217,24 @@ import VinyardKit
         #expect(n.status == 64)
         #expect(n.stderr.contains("cannot tell the source"), "\(n.stderr)")
     }
+
+    /// A places file was recognized only by a header or key spelled exactly `lat`, `latitude`,
+    /// `Lat` or `Latitude`: `LAT;LONG`, `GPS Latitude` or `Latitude (deg)` (all of which the
+    /// mapping reads) were refused with "cannot tell the source" (exit 64). Detection now
+    /// matches the latitude field's name and aliases as the mapping does.
+    @Test func locationsAreDetectedByAnySpellingOfLatitude() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for header in ["NAME;LAT;LONG", "Place Name;Latitude (deg);Longitude (deg)", "name;GPS Latitude;GPS Longitude"] {
+            let input = dir.appendingPathComponent("places.csv")
+            try Data("\(header)\nAmsterdam;52,3547498;4,8339215\n".utf8).write(to: input)
+            let r = try runVinyard(["validate", input.path, "--report", "json", "--quiet"])
+            #expect(r.status == 0, "\(header): \(r.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], "\(r.stderr)")
+            let inputs = try #require(report["inputs"] as? [[String: Any]])
+            #expect(inputs.first?["source"] as? String == "locations", "\(header)")
+            #expect(inputs.first?["warnings"] as? [String] == [], "\(header): \(r.stdout)")
+            #expect(report["inserted"] as? Int == 1)
+        }
+    }
 }

@@ -9,7 +9,7 @@ enum EmbeddedSchemas {
   "title": "Locations",
   "primaryKey": ["name", "latitude", "longitude"],
   "fields": [
-    {"name": "name", "type": "string", "aliases": ["location", "location name", "place", "site", "title", "label"]},
+    {"name": "name", "type": "string", "aliases": ["location", "location name", "place", "place name", "site", "site name", "title", "label"]},
     {"name": "latitude", "type": "number", "format": "latitude", "constraints": {"required": true}, "aliases": ["lat", "gps lat", "gps latitude", "y"]},
     {"name": "longitude", "type": "number", "format": "longitude", "constraints": {"required": true}, "aliases": ["long", "lon", "lng", "gps lon", "gps lng", "gps longitude", "x"]},
     {"name": "source", "type": "string"}
@@ -129,7 +129,7 @@ enum EmbeddedSchemas {
   ],
   "required": ["latitude", "longitude"],
   "key": "location",
-  "detect": {"any": ["lat", "latitude", "Lat", "Latitude"], "anyCount": 1}
+  "detect": {"any": ["latitude"], "anyCount": 1, "folded": true}
 }
 
 """#,
