@@ -237,4 +237,31 @@ import VinyardKit
             #expect(report["inserted"] as? Int == 1)
         }
     }
+
+    /// `import --rejects` was not checked against the run's files as validate's and convert's
+    /// outputs are: `--rejects fleet.db` wrote the rejects CSV over the database (a new one was
+    /// left malformed, exit 0), and `--rejects a.csv` emptied the input. Both are usage errors
+    /// (exit 64) now, and the files are left as they were.
+    @Test func importRejectsFileMayNotBeTheDatabaseOrAnInput() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("a.csv")
+        let text = "vin,make\nBAD,Ford\n1FTFW1E57KFA14352,Ford\n"
+        try Data(text.utf8).write(to: input)
+        let db = dir.appendingPathComponent("fleet.db").path
+
+        let fresh = try runVinyard(["import", input.path, "--db", db, "--rejects", db, "--quiet"])
+        #expect(fresh.status == 64, "\(fresh.stdout) \(fresh.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: db))
+
+        #expect(try runVinyard(["import", input.path, "--db", db, "--quiet"]).status == 0)
+        let again = try runVinyard(["import", input.path, "--db", db, "--rejects", dir.path + "/./fleet.db", "--quiet"])
+        #expect(again.status == 64, "\(again.stderr)")
+        let stats = try runVinyard(["stats", "--db", db, "--format", "json"])
+        #expect(stats.status == 0, "\(stats.stderr)")
+
+        let clobber = try runVinyard(["import", input.path, "--db", db, "--rejects", input.path, "--quiet"])
+        #expect(clobber.status == 64, "\(clobber.stderr)")
+        #expect(try String(contentsOf: input, encoding: .utf8) == text)
+    }
 }

@@ -77,6 +77,10 @@ struct Import: ParsableCommand {
             throw ExitCode(128 + signal)
         }
         try reportingErrors {
+            // Before anything is opened: a --rejects file that is an input or the database
+            // itself would destroy it.
+            try checkOutputsAreNotRead(
+                [("--rejects", rejects)], reads: input.inputs.map { ("input", $0) } + [("database", db)])
             do {
                 failedStrict = try performImport(committed: &committed, interruption: interruption)
             } catch {
