@@ -264,4 +264,16 @@ import VinyardKit
         #expect(clobber.status == 64, "\(clobber.stderr)")
         #expect(try String(contentsOf: input, encoding: .utf8) == text)
     }
+
+    /// `generate -o data.csv --truth data.csv` wrote the truth JSON over the start of the data
+    /// (exit 0, both files spoiled); the two outputs must differ (exit 64), as convert's do.
+    @Test func generateOutputAndTruthMustDiffer() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("data.csv").path
+        let r = try runVinyard(["generate", "--rows", "5", "-o", out, "--truth", dir.path + "/./data.csv"])
+        #expect(r.status == 64, "\(r.stderr)")
+        #expect(r.stderr.contains("same file"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
 }
