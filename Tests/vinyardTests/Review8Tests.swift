@@ -276,4 +276,25 @@ import VinyardKit
         #expect(r.stderr.contains("same file"), "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out))
     }
+
+    /// A JSON record whose first key holds an empty list (`[{"car_options": [], "vin": …}]`, or
+    /// the same object alone) was taken for an empty wrapper: zero records read, exit 0, the
+    /// vehicle dropped without a word. It is a record; `{"vehicles": [], "count": 0}` still
+    /// reads as an empty wrapper.
+    @Test func recordStartingWithAnEmptyListIsNotAnEmptyWrapper() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let record = "{\"car_options\":[],\"vin\":\"1FTFW1E57KFA14352\",\"make_and_model\":\"Ford F-150\"}"
+        for (name, text, read) in [
+            ("array.json", "[\(record)]", 1), ("single.json", record, 1), ("empty.json", "{\"vehicles\": [], \"count\": 0}", 0),
+        ] {
+            let input = dir.appendingPathComponent(name)
+            try Data(text.utf8).write(to: input)
+            let r = try runVinyard(["validate", input.path, "--report", "json", "--quiet"])
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], "\(r.stderr)")
+            #expect(report["read"] as? Int == read, "\(name): \(r.stdout)")
+            #expect(report["inserted"] as? Int == read, "\(name)")
+        }
+    }
 }

@@ -126,14 +126,19 @@ public final class JSONReader: RecordReader {
     static let knownWrapperKeys: Set<String> = ["vehicles", "records", "fleet", "locations", "places", "data", "items", "results", "rows"]
 
     /// The key of the record array in an object's members, or nil: the first member when it is
-    /// an array of objects and the other members are scalars, else the one member with a known
+    /// an array of objects (not empty, unless its key is a known wrapper key) and the other
+    /// members are scalars, else the one member with a known
     /// wrapper key (``knownWrapperKeys``) that is an array of objects.
     static func recordArrayKey(_ members: [RawField]) -> String? {
         func isObjectArray(_ v: RawValue) -> Bool {
             guard case .array(let elements) = v else { return false }
             return elements.allSatisfy { if case .object = $0 { true } else { false } }
         }
-        if let first = members.first, isObjectArray(first.value), members.dropFirst().allSatisfy({ isScalar($0.value) }) {
+        // An empty array under a key no source uses says nothing: `[{"options": [], "vin": …}]`
+        // is one record, not an empty wrapper (its record was dropped without a word).
+        if let first = members.first, isObjectArray(first.value), first.value != .array([]) || knownWrapperKeys.contains(first.name.lowercased()),
+            members.dropFirst().allSatisfy({ isScalar($0.value) })
+        {
             return first.name
         }
         let known = members.filter { knownWrapperKeys.contains($0.name.lowercased()) && isObjectArray($0.value) }
