@@ -297,4 +297,22 @@ import VinyardKit
             #expect(report["inserted"] as? Int == read, "\(name)")
         }
     }
+
+    /// Descending sequences (`98765432109876543`, `ZYXWVUTSRPNMLKJHG`) and a short unit repeated
+    /// throughout (`12121212121212121`, `ABCABCABCABCABCAB`) were valid VINs (loaded as vehicles
+    /// outside North America); DESIGN.md lists sequences as placeholders. Real VINs are not.
+    @Test func descendingAndRepeatedPlaceholdersAreRejected() throws {
+        let fakes = ["98765432109876543", "ZYXWVUTSRPNMLKJHG", "12121212121212121", "ABCABCABCABCABCAB"]
+        let real = ["1FTFW1E57KFA14352", "WVWZZZ1JZ3W386752", "JM1GJ1W65E1143959", "KNAFU4A2XD5739551"]
+        let r = try runVinyard(["decode"] + fakes + real + ["--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let objects = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]])
+        #expect(objects.count == fakes.count + real.count)
+        for object in objects {
+            let codes = (object["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+            let fake = fakes.contains(object["vin"] as? String ?? "")
+            #expect(codes.contains("vin.placeholder") == fake, "\(object)")
+            #expect((object["valid"] as? Bool) == !fake, "\(object)")
+        }
+    }
 }
