@@ -299,10 +299,13 @@ import VinyardKit
     }
 
     /// Descending sequences (`98765432109876543`, `ZYXWVUTSRPNMLKJHG`) and a short unit repeated
-    /// throughout (`12121212121212121`, `ABCABCABCABCABCAB`) were valid VINs (loaded as vehicles
-    /// outside North America); DESIGN.md lists sequences as placeholders. Real VINs are not.
+    /// throughout (`12121212121212121`, `ABCABCABCABCABCAB`), and masked VINs (`WDBXXXXXXXXXXXXXX`)
+    /// were valid VINs (loaded as vehicles outside North America, where they also collided as
+    /// duplicates of each other); DESIGN.md lists sequences as placeholders. Real VINs are not.
     @Test func descendingAndRepeatedPlaceholdersAreRejected() throws {
-        let fakes = ["98765432109876543", "ZYXWVUTSRPNMLKJHG", "12121212121212121", "ABCABCABCABCABCAB"]
+        let fakes = [
+            "98765432109876543", "ZYXWVUTSRPNMLKJHG", "12121212121212121", "ABCABCABCABCABCAB", "WDBXXXXXXXXXXXXXX",
+        ]
         let real = ["1FTFW1E57KFA14352", "WVWZZZ1JZ3W386752", "JM1GJ1W65E1143959", "KNAFU4A2XD5739551"]
         let r = try runVinyard(["decode"] + fakes + real + ["--format", "json"])
         #expect(r.status == 0, "\(r.stderr)")

@@ -173,7 +173,7 @@ public enum VINEngine {
         var same = true
         for i in 1..<17 where i != 8 && b[i] != first { same = false; break }
         if same { return true }
-        return longestRun(b) >= 9 || repeatsPattern(b)
+        return longestRun(b) >= 9 || repeatsPattern(b) || longestRepeat(b) >= 8
     }
 
     static func analyze(_ raw: String, currentYear: Int, makeCache: MakeCache?) -> VINAnalysis {
@@ -323,8 +323,22 @@ public enum VINEngine {
             if b.enumerated().allSatisfy({ $0.element == first || $0.offset == 8 }) { return "all one character" }
             if longestRun(b) >= 9 || (b.count < 9 && longestRun(b) == b.count) { return "a sequence" }
             if repeatsPattern(b) { return "a repeated pattern" }
+            if longestRepeat(b) >= 8 { return "masked: one character 8 times in a row" }
         }
         return nil
+    }
+
+    /// The length of the longest run of one character (`WDBXXXXXXXXXXXXXX`, a masked VIN: no
+    /// real VIN repeats a character 8 times).
+    static func longestRepeat<C: RandomAccessCollection>(_ b: C) -> Int where C.Element == UInt8, C.Index == Int {
+        var best = b.isEmpty ? 0 : 1, run = 1
+        var i = b.startIndex + 1
+        while i < b.endIndex {
+            run = b[i] == b[i - 1] ? run + 1 : 1
+            best = max(best, run)
+            i += 1
+        }
+        return best
     }
 
     /// True when the bytes (12 or more) repeat a unit of 2 or 3 characters throughout
