@@ -318,4 +318,25 @@ import VinyardKit
             #expect((object["valid"] as? Bool) == !fake, "\(object)")
         }
     }
+
+    /// US and UK fleet exports name their columns `Unit #`, `Model Yr`, `Mfr`, `Ext Color`, `Tag`
+    /// (or `Lic. Plate No.`, `Reg`), `Kms`, `Purchase Price`: all were dropped as unmapped.
+    @Test func usAndUKFleetHeadersAreMapped() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("fleet.csv")
+        try Data("Unit #,VIN,Model Yr,Mfr,Ext Color,Tag,Kms,Purchase Price\nU-7,1FTFW1E57KFA14352,2019,Ford,Blue,7XYZ123,1200,35000\n".utf8)
+            .write(to: input)
+        let r = try runVinyard(["convert", input.path, "-o", "-", "--format", "jsonl", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.stderr.contains("not loaded"), "\(r.stderr)")
+        let o = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
+        #expect(o["source_id"] as? String == "U-7")
+        #expect(o["model_year"] as? Int == 2019)
+        #expect(o["make"] as? String == "Ford")
+        #expect(o["color"] as? String == "Blue")
+        #expect(o["license_plate"] as? String == "7XYZ123")
+        #expect(o["odometer_km"] as? Int == 1200)
+        #expect(o["price"] as? Double == 35000)
+    }
 }
