@@ -339,4 +339,19 @@ import VinyardKit
         #expect(o["odometer_km"] as? Int == 1200)
         #expect(o["price"] as? Double == 35000)
     }
+
+    /// `--rejects rejects.tsv` wrote comma-separated text into the `.tsv` file (convert's `-o
+    /// x.tsv` writes tabs); it is tab-separated now.
+    @Test func rejectsFileEndingInTSVHasTabs() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("fleet.tsv")
+        try Data("vin\tmake\nBAD\tFord, Inc.\n".utf8).write(to: input)
+        let rejects = dir.appendingPathComponent("rejects.tsv").path
+        let r = try runVinyard(["validate", input.path, "--rejects", rejects, "--quiet"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let lines = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n")
+        #expect(lines.first == "vin\tmake\t_input\t_line\t_findings\t_extra", "\(lines)")
+        #expect(lines.dropFirst().first?.hasPrefix("BAD\tFord, Inc.\t") == true, "\(lines)")
+    }
 }

@@ -5,13 +5,15 @@
 /// beyond them, and the original text of a row that could not be split into fields, go to a final
 /// `_extra` column as JSON, so nothing is lost. JSON Lines (a path ending in `.jsonl` or `.ndjson`,
 /// before any `.gz`) writes one object per reject with `_findings` as an array of objects; JSON
-/// (a path ending in `.json`) writes the same objects as one array.
+/// (a path ending in `.json`) writes the same objects as one array. A `.tsv` path gets tabs.
 public final class RejectsWriter {
     public let path: String
     private let sink: any ByteSink
     private let jsonLines: Bool
     /// A JSON array (`.json`) of the objects JSON Lines would write.
     private let jsonArray: Bool
+    /// Tab-separated (`.tsv`), like the input a tab-separated rejects file is sent back for.
+    private let tabs: Bool
     private var csv: CSVWriter?
     private var columns: [String] = []
     /// Each column name's positions, in order: a header may repeat a name (`vin,make,vin`, or the
@@ -27,6 +29,7 @@ public final class RejectsWriter {
         var name = path.lowercased()
         if name.hasSuffix(".gz") { name.removeLast(3) }
         jsonArray = name.hasSuffix(".json")
+        tabs = name.hasSuffix(".tsv")
         jsonLines = jsonArray || name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson")
         buffer = OutputBuffer(sink: sink)
     }
@@ -59,7 +62,9 @@ public final class RejectsWriter {
         if csv == nil {
             columns = fields.map(\.name)
             for (i, name) in columns.enumerated() { columnIndex[name, default: []].append(i) }
-            csv = CSVWriter(sink: sink, columns: columns + ["_input", "_line", "_findings", "_extra"])
+            csv = CSVWriter(
+                sink: sink, columns: columns + ["_input", "_line", "_findings", "_extra"],
+                delimiter: tabs ? 0x09 : UInt8(ascii: ","))
         }
         var row = [String?](repeating: nil, count: columns.count + 4)
         var extra: [RawField] = []
@@ -98,7 +103,10 @@ public final class RejectsWriter {
             try sink.close()
             return
         }
-        if csv == nil { csv = CSVWriter(sink: sink, columns: ["_input", "_line", "_findings", "_extra"]) }
+        if csv == nil {
+            csv = CSVWriter(
+                sink: sink, columns: ["_input", "_line", "_findings", "_extra"], delimiter: tabs ? 0x09 : UInt8(ascii: ","))
+        }
         try csv?.finish()
     }
 }
