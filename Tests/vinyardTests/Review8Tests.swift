@@ -354,4 +354,21 @@ import VinyardKit
         #expect(lines.first == "vin\tmake\t_input\t_line\t_findings\t_extra", "\(lines)")
         #expect(lines.dropFirst().first?.hasPrefix("BAD\tFord, Inc.\t") == true, "\(lines)")
     }
+
+    /// Exports joined with `cat` repeat the header (with its byte order mark): each repeated
+    /// header was a record, a `vin.length` reject, and `validate` exited 1 on clean data.
+    @Test func repeatedHeaderOfJoinedFilesIsNotARecord() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let part1 = "VIN,Make\r\n1FTFW1E57KFA14352,Ford\r\n"
+        let part2 = "\u{FEFF}VIN,Make\r\n1HGCV1F52MA000123,Honda\r\n"
+        let input = dir.appendingPathComponent("all.csv")
+        try Data((part1 + part2 + "VIN,Make\r\nVIN,Opel\r\n").utf8).write(to: input)
+        let r = try runVinyard(["validate", input.path, "--report", "json", "--quiet"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], "\(r.stderr)")
+        #expect(report["read"] as? Int == 3, "\(r.stdout)")
+        #expect(report["inserted"] as? Int == 2)
+        #expect(report["rejected"] as? Int == 1, "a row that only starts like the header is still read")
+    }
 }

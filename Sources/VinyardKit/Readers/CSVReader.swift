@@ -10,7 +10,8 @@
 /// - A row whose field count differs from the header's is a ``RawReject`` (`row.ragged`, error)
 ///   with its fields paired with the header and extra ones named `_extra_1`, `_extra_2`, …
 /// - Completely empty lines are skipped (also in one-column files), and so are rows of delimiters
-///   and empty fields alone (`,,,`); leading empty lines before the header too.
+///   and empty fields alone (`,,,`) and the header repeated (files joined with `cat`); leading
+///   empty lines before the header too.
 /// - A quote left open at the end of input is fatal (`.malformedInput`, naming the line the
 ///   field started on), since every following row would have been swallowed.
 /// - Records carry the 1-based line on which they start.
@@ -139,6 +140,14 @@ public final class CSVReader: RecordReader {
                 consume(scanned)
                 continue
             }
+            if repeatsHeaderStart(fields), fields.count == header.count,
+                zip(fields.dropFirst(), header.dropFirst()).allSatisfy({ $0.value.scalarText == $1 })
+            {
+                // The header again, as in files joined with `cat` (with its byte order mark):
+                // not a record.
+                consume(scanned)
+                continue
+            }
             let provenance = Provenance(input: inputName, line: startLine)
             Self.absorbTrailingDelimiters(&fields, header: header)
             if fields.count != header.count {
@@ -171,6 +180,13 @@ public final class CSVReader: RecordReader {
             guard header[fields.count...].allSatisfy({ $0.isEmpty }) else { return }
             for name in header[fields.count...] { fields.append(RawField(name, .string(""))) }
         }
+    }
+
+    /// Whether a row's first value is the header's first name (not empty), a byte order mark
+    /// before it or not: the row may be the header repeated.
+    func repeatsHeaderStart(_ fields: [RawField]) -> Bool {
+        guard let name = header.first, !name.isEmpty, let value = fields.first?.value.scalarText else { return false }
+        return value == name || (value.hasPrefix("\u{FEFF}") && value.dropFirst() == name[...])
     }
 
     private func isBlank(_ s: Scanned) -> Bool {
