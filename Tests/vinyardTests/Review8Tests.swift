@@ -371,4 +371,21 @@ import VinyardKit
         #expect(report["inserted"] as? Int == 2)
         #expect(report["rejected"] as? Int == 1, "a row that only starts like the header is still read")
     }
+
+    /// A single vehicle object (or one in a one-element array) whose first key holds a list of
+    /// objects (`{"service_history": [{…}], "vin": …}`) was read as an envelope around that
+    /// list: its service entries became the records, refused as of no known source (exit 64).
+    @Test func vehicleWithAListOfObjectsFirstIsOneRecord() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let record = "{\"service_history\":[{\"date\":\"2020-01-01\",\"km\":1000}],\"VIN\":\"1FTFW1E57KFA14352\",\"make\":\"Ford\"}"
+        for (name, text) in [("single.json", record), ("array.json", "[\(record)]")] {
+            let input = dir.appendingPathComponent(name)
+            try Data(text.utf8).write(to: input)
+            let r = try runVinyard(["validate", input.path, "--report", "json", "--quiet"])
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], "\(r.stderr)")
+            #expect(report["inserted"] as? Int == 1, "\(name): \(r.stdout)")
+        }
+    }
 }

@@ -136,8 +136,11 @@ public final class JSONReader: RecordReader {
         }
         // An empty array under a key no source uses says nothing: `[{"options": [], "vin": …}]`
         // is one record, not an empty wrapper (its record was dropped without a word).
+        // Nor is an object with a VIN: it is a vehicle with a list of its own (`{"service_history":
+        // [{…}], "vin": …}`), not an envelope.
         if let first = members.first, isObjectArray(first.value), first.value != .array([]) || knownWrapperKeys.contains(first.name.lowercased()),
-            members.dropFirst().allSatisfy({ isScalar($0.value) })
+            members.dropFirst().allSatisfy({ isScalar($0.value) }),
+            !members.dropFirst().contains(where: { Schema.fold($0.name) == "vin" })
         {
             return first.name
         }
