@@ -388,4 +388,26 @@ import VinyardKit
             #expect(report["inserted"] as? Int == 1, "\(name): \(r.stdout)")
         }
     }
+
+    /// Decimal-comma coordinates with three decimals (`48,137;11,575`, common in European
+    /// exports) were rejected as "not a number": the `1,234` thousands-or-decimal ambiguity of
+    /// other numbers does not arise in degrees, which never group thousands.
+    @Test func threeDecimalCommaCoordinatesAreDegrees() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("fleet.csv")
+        try Data("VIN;Lat;Lon\n1FTFW1E57KFA14352;48,137;11,575\n".utf8).write(to: input)
+        let r = try runVinyard(["convert", input.path, "-o", "-", "--format", "jsonl", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let o = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], "\(r.stderr)")
+        #expect(o["latitude"] as? Double == 48.137)
+        #expect(o["longitude"] as? Double == 11.575)
+
+        let places = dir.appendingPathComponent("places.csv")
+        try Data("name;lat;long\nMunich;48,137;11,575\nBad;\"48,137,5\";11\n".utf8).write(to: places)
+        let v = try runVinyard(["validate", places.path, "--report", "json", "--quiet"])
+        let report = try #require(try JSONSerialization.jsonObject(with: v.stdoutData) as? [String: Any], "\(v.stderr)")
+        #expect(report["inserted"] as? Int == 1)
+        #expect((report["findings"] as? [String: Int]) == ["coord.latitude": 1], "\(v.stdout)")
+    }
 }

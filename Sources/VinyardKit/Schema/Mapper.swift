@@ -476,10 +476,7 @@ public final class Mapper {
             return .init(text: s, value: nil)
         case .string(let s):
             let t = ValueParser.trimmed(s)
-            if case .success(let d) = ValueParser.parseNumber(t, decimal: options.decimalSeparator) {
-                return .init(text: t, value: d)
-            }
-            return .init(text: t, value: nil)
+            return .init(text: t, value: CoordinateValidator.number(t, decimal: options.decimalSeparator))
         default:
             return .init(text: JSONText.encode(value), value: nil)
         }
