@@ -210,21 +210,42 @@ public final class Pipeline {
         }
     }
 
+    /// Records a JSON input may start with before one tells its source (the first records of a
+    /// feed can lack the keys that name it: a VIN left out of a record that has none).
+    static let detectionWindow = 64
+
     /// The reading thread: fills batches with the input's items until it ends, fails, or the
-    /// flow is cancelled. Detects a JSON input's source from its first record.
+    /// flow is cancelled. Detects a JSON input's source from its first record whose keys name
+    /// one (within ``detectionWindow`` records; else the first record's error).
     private func read(_ reader: InputReader, mappingName initial: String?, path: String, into flow: BatchFlow) {
         var mappingName = initial
         guard var batch = flow.takeFree(mappingName: mappingName) else { return }
         reader.recycle(&batch.spareFields)
+        // The first record's detection error, while the records held in `batch` have no source.
+        var detectionError: (any Error)?
+        var undetected = 0
         do {
             while !flow.isCancelled, let item = try reader.next() {
                 if mappingName == nil, case .record(let raw) = item {
-                    let mapping = try detector.detect(
-                        keys: raw.fields.map(\.name), wrapper: reader.wrapperKey, inputName: path)
+                    let mapping: SourceMapping
+                    do {
+                        mapping = try detector.detect(
+                            keys: raw.fields.map(\.name), wrapper: reader.wrapperKey, inputName: path)
+                    } catch {
+                        // Held in the batch until a later record names the source.
+                        if detectionError == nil { detectionError = error }
+                        undetected += 1
+                        if undetected >= Self.detectionWindow || batch.items.count + 1 >= RecordBatch.capacity {
+                            throw detectionError ?? error
+                        }
+                        batch.items.append(item)
+                        continue
+                    }
                     _ = try checkMapping(mapping.name)
                     mappingName = mapping.name
-                    // A batch's records share one mapping: hand over what came before.
-                    if !batch.items.isEmpty {
+                    // A batch's records share one mapping: hand over what came before (rejects
+                    // only; records held for detection stay and take this mapping).
+                    if !batch.items.isEmpty, undetected == 0 {
                         batch.bytesRead = reader.bytesRead
                         flow.sendFilled(batch, last: false)
                         guard let next = flow.takeFree(mappingName: mappingName) else { return }
@@ -242,8 +263,13 @@ public final class Pipeline {
                     reader.recycle(&batch.spareFields)
                 }
             }
+            if mappingName == nil, let detectionError { throw detectionError }
         } catch {
             batch.failure = error
+            // Records held for detection have no mapping to be read with.
+            if mappingName == nil, undetected > 0 {
+                batch.items.removeAll { if case .record = $0 { true } else { false } }
+            }
         }
         // Cancelled: the sink thread has stopped waiting for batches.
         if flow.isCancelled { return }

@@ -4,11 +4,16 @@
 /// CSV (the default) takes its columns from the first rejected record; fields a later record has
 /// beyond them, and the original text of a row that could not be split into fields, go to a final
 /// `_extra` column as JSON, so nothing is lost. JSON Lines (a path ending in `.jsonl` or `.ndjson`,
-/// before any `.gz`) writes one object per reject with `_findings` as an array of objects.
+/// before any `.gz`) writes one object per reject with `_findings` as an array of objects; JSON
+/// (a path ending in `.json`) writes the same objects as one array. A `.tsv` path gets tabs.
 public final class RejectsWriter {
     public let path: String
     private let sink: any ByteSink
     private let jsonLines: Bool
+    /// A JSON array (`.json`) of the objects JSON Lines would write.
+    private let jsonArray: Bool
+    /// Tab-separated (`.tsv`), like the input a tab-separated rejects file is sent back for.
+    private let tabs: Bool
     private var csv: CSVWriter?
     private var columns: [String] = []
     /// Each column name's positions, in order: a header may repeat a name (`vin,make,vin`, or the
@@ -23,7 +28,9 @@ public final class RejectsWriter {
         sink = try openOutput(path: path)
         var name = path.lowercased()
         if name.hasSuffix(".gz") { name.removeLast(3) }
-        jsonLines = name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson")
+        jsonArray = name.hasSuffix(".json")
+        tabs = name.hasSuffix(".tsv")
+        jsonLines = jsonArray || name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson")
         buffer = OutputBuffer(sink: sink)
     }
 
@@ -46,15 +53,18 @@ public final class RejectsWriter {
             if let index = provenance.index { object.append(RawField("_element", .number(String(index)))) }
             if fields.isEmpty, let text { object.append(RawField("_text", .string(text))) }
             object.append(RawField("_findings", .array(findings.map(Self.json))))
+            if jsonArray { buffer.append(count == 1 ? "[\n" : ",\n") }
             buffer.appendJSONObject(object)
-            buffer.append(0x0A)
+            if !jsonArray { buffer.append(0x0A) }
             try buffer.flushIfNeeded()
             return
         }
         if csv == nil {
             columns = fields.map(\.name)
             for (i, name) in columns.enumerated() { columnIndex[name, default: []].append(i) }
-            csv = CSVWriter(sink: sink, columns: columns + ["_input", "_line", "_findings", "_extra"])
+            csv = CSVWriter(
+                sink: sink, columns: columns + ["_input", "_line", "_findings", "_extra"],
+                delimiter: tabs ? 0x09 : UInt8(ascii: ","))
         }
         var row = [String?](repeating: nil, count: columns.count + 4)
         var extra: [RawField] = []
@@ -88,11 +98,15 @@ public final class RejectsWriter {
     /// Flushes and closes the file (an empty CSV file gets a header of the bookkeeping columns).
     public func finish() throws {
         if jsonLines {
+            if jsonArray { buffer.append(count == 0 ? "[]\n" : "\n]\n") }
             try buffer.flush()
             try sink.close()
             return
         }
-        if csv == nil { csv = CSVWriter(sink: sink, columns: ["_input", "_line", "_findings", "_extra"]) }
+        if csv == nil {
+            csv = CSVWriter(
+                sink: sink, columns: ["_input", "_line", "_findings", "_extra"], delimiter: tabs ? 0x09 : UInt8(ascii: ","))
+        }
         try csv?.finish()
     }
 }

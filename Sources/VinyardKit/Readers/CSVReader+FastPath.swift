@@ -39,7 +39,13 @@ extension CSVReader {
         let next = fields.withUnsafeMutableBufferPointer { out in
             Self.readRecord(p, from: start, to: end, into: out, delimiter: delimiter, encoding: encoding)
         }
-        guard next >= 0 else {
+        // A row of delimiters and empty fields alone (`,,,`, as spreadsheets leave below the data)
+        // is a blank line: the general path skips it.
+        // So is the header again (files joined with `cat`): the general path skips it too.
+        guard next >= 0,
+            (first != delimiter && first != Self.quote) || fields.contains(where: { $0.value.scalarText?.isEmpty == false }),
+            !repeatsHeaderStart(fields)
+        else {
             if recycled { spareFields.append(fields) } else { lastFields = fields }
             return nil
         }

@@ -9,8 +9,9 @@
 ///   refuses to guess and asks for `--delimiter` (`.usage`).
 /// - A row whose field count differs from the header's is a ``RawReject`` (`row.ragged`, error)
 ///   with its fields paired with the header and extra ones named `_extra_1`, `_extra_2`, …
-/// - Completely empty lines are skipped (also in one-column files); leading ones before the
-///   header too.
+/// - Completely empty lines are skipped (also in one-column files), and so are rows of delimiters
+///   and empty fields alone (`,,,`) and the header repeated (files joined with `cat`); leading
+///   empty lines before the header too.
 /// - A quote left open at the end of input is fatal (`.malformedInput`, naming the line the
 ///   field started on), since every following row would have been swallowed.
 /// - Records carry the 1-based line on which they start.
@@ -133,8 +134,22 @@ public final class CSVReader: RecordReader {
                 continue
             }
             let startLine = line
-            let (fields, flagged) = decodeFields(scanned, names: header)
+            var (fields, flagged) = decodeFields(scanned, names: header)
+            if fields.allSatisfy({ $0.value.scalarText?.isEmpty == true }) {
+                // Delimiters alone (`,,,`): a blank line, like an empty one.
+                consume(scanned)
+                continue
+            }
+            if repeatsHeaderStart(fields), fields.count == header.count,
+                zip(fields.dropFirst(), header.dropFirst()).allSatisfy({ $0.value.scalarText == $1 })
+            {
+                // The header again, as in files joined with `cat` (with its byte order mark):
+                // not a record.
+                consume(scanned)
+                continue
+            }
             let provenance = Provenance(input: inputName, line: startLine)
+            Self.absorbTrailingDelimiters(&fields, header: header)
             if fields.count != header.count {
                 let text = buffer.withBytes { p in
                     let slice = UnsafeBufferPointer(rebasing: p[scanned.start..<scanned.contentEnd])
@@ -151,6 +166,27 @@ public final class CSVReader: RecordReader {
             return .record(RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged))
         }
         return nil
+    }
+
+    /// A trailing delimiter that only the rows or only the header have (`vin,make` over
+    /// `1FT…,Ford,`, or `vin,make,` over `1FT…,Ford`) is not a ragged row: empty fields beyond
+    /// the header are dropped, and empty-named header columns a row lacks at its end are empty.
+    /// A row whose extra fields hold anything stays ragged.
+    static func absorbTrailingDelimiters(_ fields: inout [RawField], header: [String]) {
+        if fields.count > header.count {
+            guard fields[header.count...].allSatisfy({ $0.value.scalarText?.isEmpty == true }) else { return }
+            fields.removeLast(fields.count - header.count)
+        } else if fields.count < header.count, !fields.isEmpty {
+            guard header[fields.count...].allSatisfy({ $0.isEmpty }) else { return }
+            for name in header[fields.count...] { fields.append(RawField(name, .string(""))) }
+        }
+    }
+
+    /// Whether a row's first value is the header's first name (not empty), a byte order mark
+    /// before it or not: the row may be the header repeated.
+    func repeatsHeaderStart(_ fields: [RawField]) -> Bool {
+        guard let name = header.first, !name.isEmpty, let value = fields.first?.value.scalarText else { return false }
+        return value == name || (value.hasPrefix("\u{FEFF}") && value.dropFirst() == name[...])
     }
 
     private func isBlank(_ s: Scanned) -> Bool {

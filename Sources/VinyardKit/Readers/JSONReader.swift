@@ -126,14 +126,22 @@ public final class JSONReader: RecordReader {
     static let knownWrapperKeys: Set<String> = ["vehicles", "records", "fleet", "locations", "places", "data", "items", "results", "rows"]
 
     /// The key of the record array in an object's members, or nil: the first member when it is
-    /// an array of objects and the other members are scalars, else the one member with a known
+    /// an array of objects (not empty, unless its key is a known wrapper key) and the other
+    /// members are scalars, else the one member with a known
     /// wrapper key (``knownWrapperKeys``) that is an array of objects.
     static func recordArrayKey(_ members: [RawField]) -> String? {
         func isObjectArray(_ v: RawValue) -> Bool {
             guard case .array(let elements) = v else { return false }
             return elements.allSatisfy { if case .object = $0 { true } else { false } }
         }
-        if let first = members.first, isObjectArray(first.value), members.dropFirst().allSatisfy({ isScalar($0.value) }) {
+        // An empty array under a key no source uses says nothing: `[{"options": [], "vin": …}]`
+        // is one record, not an empty wrapper (its record was dropped without a word).
+        // Nor is an object with a VIN: it is a vehicle with a list of its own (`{"service_history":
+        // [{…}], "vin": …}`), not an envelope.
+        if let first = members.first, isObjectArray(first.value), first.value != .array([]) || knownWrapperKeys.contains(first.name.lowercased()),
+            members.dropFirst().allSatisfy({ isScalar($0.value) }),
+            !members.dropFirst().contains(where: { Schema.fold($0.name) == "vin" })
+        {
             return first.name
         }
         let known = members.filter { knownWrapperKeys.contains($0.name.lowercased()) && isObjectArray($0.value) }
@@ -286,7 +294,13 @@ public final class JSONReader: RecordReader {
     // MARK: - Elements
 
     private func element() throws -> ReadItem {
-        _ = try peek()
+        // A comma with no element after it (`[{…},]`, `{…},,{…}`) is a syntax error between the
+        // elements, not a record: fatal, like any other one outside the elements.
+        if state != .singleObject, let c = try peek(), c == UInt8(ascii: ",") || c == UInt8(ascii: "]") {
+            throw error(
+                "expected an array element, found \(JSONParser.describe(c)) (an empty element: a trailing, leading or doubled comma); remove the extra ','",
+                at: buffer.start)
+        }
         let startLine = line
         let elementIndex = index
         index += 1

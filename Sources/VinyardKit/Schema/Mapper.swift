@@ -444,6 +444,17 @@ public final class Mapper {
         }
 
         let key = makeKey(values, &touched, &findings)
+        if key == nil, !findings.contains(where: { $0.severity == .error }) {
+            // A key value that normalization empties (a VIN written `-` or `...`): the record
+            // cannot be keyed, and its reject says why.
+            let index = mapping.key == .sourceID ? known.sourceID : mapping.key == .location ? known.latitude : known.vin
+            let field = index.map { schema.fields[$0].name } ?? schema.primaryKey.first
+            findings.append(
+                Finding(
+                    .fieldRequired, .error, field: field,
+                    message: "\(field ?? "the key") is required but empty once normalized (spaces, dashes, dots "
+                        + "and underscores removed); fill it in"))
+        }
         for i in findings.indices {
             if findings[i].input == nil { findings[i].input = raw.provenance.input }
             if findings[i].line == nil {
@@ -465,10 +476,7 @@ public final class Mapper {
             return .init(text: s, value: nil)
         case .string(let s):
             let t = ValueParser.trimmed(s)
-            if case .success(let d) = ValueParser.parseNumber(t, decimal: options.decimalSeparator) {
-                return .init(text: t, value: d)
-            }
-            return .init(text: t, value: nil)
+            return .init(text: t, value: CoordinateValidator.number(t, decimal: options.decimalSeparator))
         default:
             return .init(text: JSONText.encode(value), value: nil)
         }
@@ -530,12 +538,14 @@ public final class Mapper {
         guard let open = header.firstIndex(where: { $0 == "(" || $0 == "[" }),
             let close = header[open...].firstIndex(where: { $0 == ")" || $0 == "]" })
         else { return nil }
-        let unit = header[header.index(after: open)..<close].trimmingCharacters(in: .whitespaces).lowercased()
+        // An abbreviation's dot goes (`(mi.)`, `(km.)`): it names the same unit.
+        var unit = header[header.index(after: open)..<close].trimmingCharacters(in: .whitespaces).lowercased()
+        while unit.hasSuffix(".") { unit.removeLast() }
         return unit.isEmpty ? nil : unit
     }
 
     private static let units: [String: (unit: String, factor: Double)] = [
-        "km": ("km", 1), "kilometres": ("km", 1), "kilometers": ("km", 1),
+        "km": ("km", 1), "kms": ("km", 1), "kilometres": ("km", 1), "kilometers": ("km", 1),
         "mi": ("km", 1.609344), "mile": ("km", 1.609344), "miles": ("km", 1.609344), "miles-to-km": ("km", 1.609344),
         "kw": ("kw", 1), "hp": ("kw", 0.745699872), "bhp": ("kw", 0.745699872), "ps": ("kw", 0.73549875),
         "cv": ("kw", 0.73549875),

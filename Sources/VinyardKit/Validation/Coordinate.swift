@@ -18,14 +18,24 @@ public enum CoordinateValidator {
     ) -> CoordinateCheck {
         func parse(_ text: String?) -> CoordinateInput? {
             guard let text = text.map(ValueParser.trimmed), !text.isEmpty else { return nil }
-            guard case .success(let v) = ValueParser.parseNumber(text, decimal: decimal) else {
-                return CoordinateInput(text: text, value: nil)
-            }
-            return CoordinateInput(text: text, value: v)
+            return CoordinateInput(text: text, value: number(text, decimal: decimal))
         }
         return check(
             latitude: parse(latitude), longitude: parse(longitude), latitudeField: latitudeField,
             longitudeField: longitudeField)
+    }
+
+    /// A coordinate written as text, nil when it is not a number. Degrees never group thousands,
+    /// so the comma of `48,137` (ambiguous for other numbers under `.auto`: 48137?) is a decimal
+    /// comma here: 48.137.
+    public static func number(_ text: String, decimal: DecimalSeparator = .auto) -> Double? {
+        switch ValueParser.parseNumber(text, decimal: decimal) {
+        case .success(let v): return v
+        case .failure(.ambiguous) where decimal == .auto:
+            if case .success(let v) = ValueParser.parseNumber(text, decimal: .comma) { return v }
+            return nil
+        case .failure: return nil
+        }
     }
 
     /// One coordinate as written (`text`) and as parsed (`value`, nil when it is not a number).

@@ -173,16 +173,7 @@ public enum VINEngine {
         var same = true
         for i in 1..<17 where i != 8 && b[i] != first { same = false; break }
         if same { return true }
-        var best = 1, run = 1
-        for i in 1..<17 {
-            if follows(b[i - 1], b[i]) {
-                run += 1
-                if run > best { best = run }
-            } else {
-                run = 1
-            }
-        }
-        return best >= 9
+        return longestRun(b) >= 9 || repeatsPattern(b) || longestRepeat(b) >= 8
     }
 
     static func analyze(_ raw: String, currentYear: Int, makeCache: MakeCache?) -> VINAnalysis {
@@ -330,22 +321,51 @@ public enum VINEngine {
             // All one character (position 9 may differ, e.g. a computed check digit).
             let first = b[0]
             if b.enumerated().allSatisfy({ $0.element == first || $0.offset == 8 }) { return "all one character" }
-            if longestRun(b) >= 9 || (b.count < 9 && longestRun(b) == b.count) { return "an ascending sequence" }
+            if longestRun(b) >= 9 || (b.count < 9 && longestRun(b) == b.count) { return "a sequence" }
+            if repeatsPattern(b) { return "a repeated pattern" }
+            if longestRepeat(b) >= 8 { return "masked: one character 8 times in a row" }
         }
         return nil
     }
 
-    /// The length of the longest ascending run: digits 0-9 cycling to 0, or letters A-Z (skipping I, O, Q
-    /// or not).
-    static func longestRun(_ b: [UInt8]) -> Int {
-        var best = 1, run = 1
-        for i in 1..<b.count {
-            if follows(b[i - 1], b[i]) {
-                run += 1
-                best = max(best, run)
-            } else {
-                run = 1
+    /// The length of the longest run of one character (`WDBXXXXXXXXXXXXXX`, a masked VIN: no
+    /// real VIN repeats a character 8 times).
+    static func longestRepeat<C: RandomAccessCollection>(_ b: C) -> Int where C.Element == UInt8, C.Index == Int {
+        var best = b.isEmpty ? 0 : 1, run = 1
+        var i = b.startIndex + 1
+        while i < b.endIndex {
+            run = b[i] == b[i - 1] ? run + 1 : 1
+            best = max(best, run)
+            i += 1
+        }
+        return best
+    }
+
+    /// True when the bytes (12 or more) repeat a unit of 2 or 3 characters throughout
+    /// (`12121212121212121`, `ABCABCABCABCABCAB`), position 9 aside.
+    static func repeatsPattern<C: RandomAccessCollection>(_ b: C) -> Bool where C.Element == UInt8, C.Index == Int {
+        guard b.count >= 12 else { return false }
+        for unit in 2...3 {
+            var repeats = true
+            for i in unit..<b.count where i != 8 && i - unit != 8 && b[b.startIndex + i] != b[b.startIndex + i - unit] {
+                repeats = false
+                break
             }
+            if repeats { return true }
+        }
+        return false
+    }
+
+    /// The length of the longest run, ascending or descending: digits 0-9 cycling to 0, or
+    /// letters A-Z (skipping I, O, Q or not).
+    static func longestRun<C: RandomAccessCollection>(_ b: C) -> Int where C.Element == UInt8, C.Index == Int {
+        var best = 1, up = 1, down = 1
+        var i = b.startIndex + 1
+        while i < b.endIndex {
+            up = follows(b[i - 1], b[i]) ? up + 1 : 1
+            down = follows(b[i], b[i - 1]) ? down + 1 : 1
+            best = max(best, up, down)
+            i += 1
         }
         return best
     }

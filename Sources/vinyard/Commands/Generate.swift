@@ -42,6 +42,7 @@ struct Generate: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let format = format.flatMap { OutputFormat(rawValue: $0.lowercased()) } ?? OutputFormat(fileName: output) ?? .csv
+            try checkOutputsAreNotRead([("-o", output), ("--truth", truth)], reads: [])
             // The truth file first: a path that cannot be written fails before any row is made.
             let truthSink = try truth.map { try openOutput(path: $0) }
             let sink = try openOutput(path: output)

@@ -46,7 +46,7 @@ struct Import: ParsableCommand {
     @Flag(help: "Roll the whole import back if any record is rejected (exit 1).")
     var strict = false
 
-    @Option(help: "Also write rejected records to this file (CSV, or JSON Lines when it ends in .jsonl).")
+    @Option(help: "Also write rejected records to this file (CSV; JSON Lines when it ends in .jsonl, a JSON array when .json).")
     var rejects: String?
 
     func validate() throws {
@@ -77,6 +77,10 @@ struct Import: ParsableCommand {
             throw ExitCode(128 + signal)
         }
         try reportingErrors {
+            // Before anything is opened: a --rejects file that is an input or the database
+            // itself would destroy it.
+            try checkOutputsAreNotRead(
+                [("--rejects", rejects)], reads: input.inputs.map { ("input", $0) } + [("database", db)])
             do {
                 failedStrict = try performImport(committed: &committed, interruption: interruption)
             } catch {

@@ -12,8 +12,8 @@ struct Validate: ParsableCommand {
 
             The text report lists findings per code with the first lines where each occurs and \
             probable VINs for single-typo check-digit failures. --rejects FILE writes every rejected \
-            record with its original fields plus _input, _line and _findings (CSV, or JSON Lines when \
-            FILE ends in .jsonl), ready to send back.
+            record with its original fields plus _input, _line and _findings (CSV; JSON Lines when \
+            FILE ends in .jsonl, a JSON array when .json), ready to send back.
 
             Exit status: 0 when no record is rejected, 1 when some are, 64 usage, 65 malformed \
             input, 66 missing input.
@@ -29,7 +29,7 @@ struct Validate: ParsableCommand {
     @OptionGroup var input: InputOptions
     @OptionGroup var pipeline: PipelineOptionGroup
 
-    @Option(help: "Write rejected records to this file (CSV, or JSON Lines when it ends in .jsonl).")
+    @Option(help: "Write rejected records to this file (CSV; JSON Lines when it ends in .jsonl, a JSON array when .json).")
     var rejects: String?
 
     @Option(help: "Report format: text or json.")
