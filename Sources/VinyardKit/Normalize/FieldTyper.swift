@@ -64,19 +64,37 @@ final class FieldTyper {
         cache = synonyms == nil && enumValues == nil && pattern == nil ? nil : TypedValueCache()
     }
 
-    /// True for values that count as absent: null, blank text, an empty array.
+    /// True for values that count as absent: null, blank text, an empty array, and the texts
+    /// exports write for a missing value (`NULL`, `N/A`, `NA`, `#N/A`, `None`, `nil`, `-`, `--`,
+    /// any case, trimmed).
     static func isEmpty(_ raw: RawValue) -> Bool {
         switch raw {
         case .null: return true
         case .string(let s):
-            // Most values start with a printable ASCII byte, which trimming keeps: not empty.
+            // Most values start with a printable ASCII byte, which trimming keeps: not empty
+            // unless it may start a missing-value marker.
             guard let first = s.utf8.first else { return true }
-            if first < 0x80 && !ValueParser.isSpace(first) { return false }
+            if first < 0x80 && !ValueParser.isSpace(first) {
+                switch first {
+                case UInt8(ascii: "n"), UInt8(ascii: "N"), UInt8(ascii: "-"), UInt8(ascii: "#"):
+                    return s.utf8.count <= 6 && isMissingMarker(s)
+                default: return false
+                }
+            }
             return s.utf8.allSatisfy(ValueParser.isSpace) || ValueParser.trimmed(s).isEmpty
+                || isMissingMarker(ValueParser.trimmed(s))
         case .array(let a): return a.isEmpty
         case .object(let o): return o.isEmpty
         case .bool, .number: return false
         }
+    }
+
+    /// The markers of a missing value, lower-cased.
+    private static let missingMarkers: Set<String> = ["null", "n/a", "na", "#n/a", "none", "nil", "-", "--"]
+
+    static func isMissingMarker(_ s: String) -> Bool {
+        let t = ValueParser.trimmed(s)
+        return t.utf8.count <= 4 && missingMarkers.contains(t.lowercased())
     }
 
     /// Types a non-empty raw value.
@@ -198,7 +216,8 @@ final class FieldTyper {
         case .failure(let f):
             return .failure(numberFailure(f, text, whole: false))
         case .success(var d):
-            if let unitFactor { d *= unitFactor }
+            // Converted to 4 decimals: 150 hp is 111.855 kW, not 111.85498079999999.
+            if let unitFactor { d = (d * unitFactor * 10_000).rounded() / 10_000 }
             if let f = rangeFinding(d, text) { return .failure(f) }
             return .success(.real(d))
         }

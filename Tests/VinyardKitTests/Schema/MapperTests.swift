@@ -180,6 +180,31 @@ import Testing
         #expect(own.value("odometer_km", in: m) == .integer(12000))
     }
 
+    @Test func convertedNumbersAreRounded() throws {
+        let m = try mapper("fleet")
+        let r = m.map(csvRecord(["VIN", "Power (hp)", "Tank"], ["1HGCV1F52MA000123", "150", "15 gal"]))
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        #expect(r.value("power_kw", in: m) == .real(111.855))
+        #expect(r.value("tank_capacity_l", in: m) == .real(56.7812))
+    }
+
+    @Test func missingValueMarkersAreEmpty() throws {
+        let m = try mapper("fleet")
+        let r = m.map(
+            csvRecord(
+                ["VIN", "Odometer", "lat", "lon", "Colour", "Model", "Trim"],
+                ["1HGCV1F52MA000123", "NULL", "N/A", " n/a ", "-", "#N/A", "None"]))
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        for field in ["odometer_km", "latitude", "longitude", "color", "model", "trim"] {
+            #expect(r.value(field, in: m) == nil, "\(field)")
+        }
+        // Values that only start like a marker are values; a VIN that is a marker is missing.
+        let values = m.map(csvRecord(["VIN", "Make", "Model", "lon"], ["1HGCV1F52MA000123", "Nissan", "NAV", "-73.9"]))
+        #expect(values.value("make", in: m) == .text("Nissan"))
+        #expect(values.value("model", in: m) == .text("NAV"))
+        #expect(m.map(csvRecord(["VIN", "Make"], ["N/A", "Ford"])).codes == ["field.required"])
+    }
+
     @Test func unitsThatDoNotConvertAreRejectedByName() throws {
         let m = try mapper("fleet")
         let r = m.map(csvRecord(["VIN", "Odometer", "Power"], ["1HGCV1F52MA000123", "45000 kg", "abc hp"]))
