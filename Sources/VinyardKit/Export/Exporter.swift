@@ -44,6 +44,8 @@ public struct Exporter {
     /// CSV only: prefix text cells starting with `=`, `+`, `-`, `@`, tab or CR with `'` (OWASP CSV
     /// injection); numbers are never touched.
     public var guardFormulas: Bool
+    /// CSV only: the cell delimiter (a tab for a `.tsv` output).
+    public var delimiter = UInt8(ascii: ",")
 
     public init(store: VinyardStore, guardFormulas: Bool = true) {
         self.store = store
@@ -81,7 +83,7 @@ public struct Exporter {
         let statement = try store.prepareQuery(compiled.sql, arguments: compiled.arguments)
         var writer = RowWriter(
             sink: sink, format: format, columns: columns, kinds: select.map(\.kind), coordinates: coordinates,
-            guardFormulas: guardFormulas)
+            guardFormulas: guardFormulas, delimiter: delimiter)
         var rows = 0
         do {
             writer.begin()
@@ -133,12 +135,13 @@ struct RowWriter {
     /// Per output column, the JSON object key with its colon, pre-escaped: `"name":`.
     private var jsonKeys: [[UInt8]] = []
     private var rows = 0
-    private let delimiter = UInt8(ascii: ",")
+    private let delimiter: UInt8
 
     init(
         sink: any ByteSink, format: ExportFormat, columns: [ExportTable.Column], kinds: [ExportTable.Kind],
-        coordinates: (latitude: Int, longitude: Int)?, guardFormulas: Bool
+        coordinates: (latitude: Int, longitude: Int)?, guardFormulas: Bool, delimiter: UInt8 = UInt8(ascii: ",")
     ) {
+        self.delimiter = delimiter
         out = OutputBuffer(sink: sink)
         self.format = format
         self.kinds = kinds

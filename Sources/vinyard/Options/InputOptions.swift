@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import VinyardKit
 
@@ -14,6 +15,28 @@ struct InputOptions: ParsableArguments {
 
     @Option(help: "Force the text encoding: utf-8 or windows-1252 (default: UTF-8, Windows-1252 for rows that are not valid UTF-8).")
     var encoding: String?
+
+    /// One spelling per file, so that re-running an input finds the rows, rejects and duplicates
+    /// its earlier runs left (they are matched by input name): `./fleet.csv`, `data//fleet.csv`
+    /// and a path under the working directory written in full are named as `fleet.csv`,
+    /// `data/fleet.csv` (`-`, other absolute paths and `..` are kept as written).
+    mutating func validate() throws {
+        inputs = inputs.map(Self.tidy)
+    }
+
+    static func tidy(_ path: String) -> String {
+        guard path != "-", !path.isEmpty else { return path }
+        var absolute = path.hasPrefix("/")
+        var parts = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }.map(String.init)
+        if absolute, let cwd = FileManager.default.currentDirectoryPath.split(separator: "/").map(String.init) as [String]?,
+            !cwd.isEmpty, parts.count > cwd.count, Array(parts.prefix(cwd.count)) == cwd
+        {
+            parts.removeFirst(cwd.count)
+            absolute = false
+        }
+        let joined = parts.joined(separator: "/")
+        return absolute ? "/" + joined : (joined.isEmpty ? "." : joined)
+    }
 
     /// The reader options these flags describe.
     func readOptions() throws -> ReadOptions {

@@ -67,21 +67,31 @@ func warnAboutInputs(_ report: RunReport) {
     }
 }
 
-/// Prints a run report on standard output, and the inputs' warnings on standard error.
+/// Prints a run report on standard output, and the inputs' warnings on standard error. With
+/// `--rejects -` the rejects file is standard output, so the report goes to standard error.
 /// - Throws: `.io` when standard output cannot be written.
 func printReport(_ report: RunReport, format: ReportFormat, title: String) throws {
     warnAboutInputs(report)
+    let toStandardError = report.rejectsPath == "-"
+    let write: (String) throws -> Void = { text in
+        if toStandardError {
+            FileHandle.standardError.write(Data(text.utf8))
+        } else {
+            try FileByteSink.writeStandardOutput(text)
+        }
+    }
     switch format {
     case .json:
-        try FileByteSink.writeStandardOutput(report.json() + "\n")
+        try write(report.json() + "\n")
     case .text:
-        let color = FileHandle.standardOutput.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        let terminal = toStandardError ? FileHandle.standardError : FileHandle.standardOutput
+        let color = terminal.isTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
         var text = title + "\n"
         for input in report.inputs {
             text += "  \(input.name): \(input.source.isEmpty ? "no records" : input.source) (\(input.format)), "
                 + "\(input.read) read, \(input.rejected) rejected\n"
         }
         text += "\n" + report.text(color: color)
-        try FileByteSink.writeStandardOutput(text)
+        try write(text)
     }
 }
