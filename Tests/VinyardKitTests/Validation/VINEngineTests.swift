@@ -133,6 +133,30 @@ import Testing
         #expect(a.suggestion == nil)
     }
 
+    /// The one-pass placeholder check of the fast path agrees with the scans it stands for, on
+    /// VINs drawn from small alphabets (so runs, repeats and patterns are common) and on crafted ones.
+    @Test func fastPlaceholderCheckAgreesWithTheScans() {
+        var rng = SystemRandomNumberGenerator()
+        let alphabets: [[UInt8]] = [Array("0123456789".utf8), Array("ABCDEFGHJKLMNPRSTUVWXYZ".utf8), Array("0189".utf8),
+                                    Array("HJNPR".utf8), Array("AB1".utf8)]
+        var crafted = ["98765432109876543", "ZYXWVUTSRPNMLKJHG", "12121212121212121", "ABCABCABCABCABCAB",
+                       "WDBXXXXXXXXXXXXXX", "1HGCM82633A004352", "WDB1234561A000000", "X0123456789ZZZZZZ",
+                       "ABCDEFGHJKLMNPRST", "1FAA6V0EXGR000000"].map { Array($0.utf8) }
+        for _ in 0..<20000 {
+            let alphabet = alphabets[Int.random(in: 0..<alphabets.count, using: &rng)]
+            crafted.append((0..<17).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &rng)] })
+        }
+        for vin in crafted {
+            let first = vin[0]
+            let allSame = (1..<17).allSatisfy { $0 == 8 || vin[$0] == first }
+            let expected = allSame || VINEngine.longestRun(vin) >= 9 || VINEngine.repeatsPattern(vin)
+                || VINEngine.longestRepeat(vin) >= 8
+            let fast = vin.withUnsafeBufferPointer { VINEngine.isPlaceholder17($0) }
+            #expect(fast == expected, "\(String(decoding: vin, as: UTF8.self))")
+            if fast != expected { break }
+        }
+    }
+
     @Test func allOnesPassesCheckDigitButIsPlaceholder() {
         #expect(VINEngine.isValid("11111111111111111"))
         #expect(!VINEngine.analyze("11111111111111111").valid)
