@@ -112,6 +112,10 @@ public enum ValueParser {
         // `150.000` where a whole number is expected: 150 written with three decimals, or 150,000
         // with a dot grouping thousands (a German mileage)? Asked, not guessed.
         if decimal == .auto, isDotThousandsLike(s) { return .failure(.ambiguous) }
+        // `45,210` or `45.210` where a whole number is expected: as a decimal it is 45.21, not
+        // whole, so the one whole reading is 45,210 grouped (either separator). Only a group of
+        // zeros (`1,000`, `150.000`) leaves two whole readings, and stays asked.
+        if decimal == .auto, let grouped = singleGroupInteger(s) { return .success(grouped) }
         switch clean(s, decimal: decimal) {
         case .failure(let f): return .failure(f)
         case .success(let c):
@@ -130,6 +134,24 @@ public enum ValueParser {
             guard let i = Int64(intPart) else { return .failure(.tooLarge) }
             return .success(i)
         }
+    }
+
+    /// `[+-]d{1,3}[,.]ddd` with a group that is not `000`: the number the digits make together.
+    static func singleGroupInteger(_ s: String) -> Int64? {
+        var b = Array(s.utf8)[...]
+        var negative = false
+        if let first = b.first, first == 0x2B || first == 0x2D {
+            negative = first == 0x2D
+            b = b.dropFirst()
+        }
+        guard let sep = b.firstIndex(where: { $0 == 0x2C || $0 == 0x2E }) else { return nil }
+        let digits = b[..<sep], group = b[(sep + 1)...]
+        let isDigit: (UInt8) -> Bool = { $0 >= 0x30 && $0 <= 0x39 }
+        guard (1...3).contains(digits.count), digits.allSatisfy(isDigit), group.count == 3, group.allSatisfy(isDigit),
+            !group.elementsEqual("000".utf8)
+        else { return nil }
+        let value = (digits + group).reduce(Int64(0)) { $0 * 10 + Int64($1 - 0x30) }
+        return negative ? -value : value
     }
 
     /// `[+-]d{1,3}.000`: a whole number with three zero decimals, or thousands grouped by a dot.

@@ -38,6 +38,19 @@ import Testing
         #expect(ValueParser.parseNumber("12.000") == .success(12))
     }
 
+    /// `45,210` or `45.210` in a whole-number field: 45.21 is not whole, so the grouped reading
+    /// is the one whole number; a group of zeros stays ambiguous, and `--decimal` still decides.
+    @Test func singleGroupInWholeNumbers() {
+        for (text, value) in [("45,210", 45_210), ("45.210", 45_210), ("-1,234", -1_234), ("+999.001", 999_001), ("7,005", 7_005)] {
+            #expect(ValueParser.parseInteger(text) == .success(Int64(value)), "\(text)")
+        }
+        for text in ["1,000", "150.000"] { #expect(ValueParser.parseInteger(text) == .failure(.ambiguous), "\(text)") }
+        #expect(ValueParser.parseInteger("45.210", decimal: .point) == .failure(.notWhole))
+        #expect(ValueParser.parseInteger("45,210", decimal: .comma) == .failure(.notWhole))
+        #expect(ValueParser.parseInteger("1234,567") == .failure(.notWhole))
+        #expect(ValueParser.parseNumber("45,210") == .failure(.ambiguous), "a number field still asks")
+    }
+
     @Test(arguments: [("45210", Int64(45210)), ("007", 7), ("5.0", 5), ("12 345", 12345), ("-12", -12), ("2e3", 2000)])
     func integers(_ text: String, _ expected: Int64) {
         #expect(ValueParser.parseInteger(text) == .success(expected))

@@ -104,7 +104,7 @@ import Testing
         ("Model Year", "19x9", "field.type"), ("Model Year", "1890", "field.range"),
         ("Model Year", "2027", "field.range"), ("Model Year", "2026", nil),
         ("doors", "12", "field.range"), ("doors", "4.5", "field.type"), ("doors", "5.0", nil),
-        ("Odometer (km)", "-5", "field.range"), ("Odometer (km)", "12 345", nil), ("Odometer (km)", "1,234", "field.type"),
+        ("Odometer (km)", "-5", "field.range"), ("Odometer (km)", "12 345", nil), ("Odometer (km)", "1,234", nil), ("Odometer (km)", "1,000", "field.type"),
         ("Price", "-1", "field.range"), ("Price", "18.990,50", nil), ("Fuel Type", "Kerosene", "field.enum"),
         ("Fuel Type", "Plug-in Hybrid", nil), ("Status", "sold", nil), ("Status", "stolen", "field.enum"),
         ("First registration", "2019-13", "field.date"), ("First registration", "2019-02-29", "field.date"),
