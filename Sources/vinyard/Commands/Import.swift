@@ -46,7 +46,7 @@ struct Import: ParsableCommand {
     @Flag(help: "Roll the whole import back if any record is rejected (exit 1).")
     var strict = false
 
-    @Option(help: "Also write rejected records to this file (CSV; JSON Lines when it ends in .jsonl, a JSON array when .json).")
+    @Option(help: "Also write rejected records to this file (CSV; JSON Lines when it ends in .jsonl, a JSON array when .json, tab-separated when .tsv; - is standard output, and the report then goes to standard error).")
     var rejects: String?
 
     func validate() throws {

@@ -29,7 +29,7 @@ struct Validate: ParsableCommand {
     @OptionGroup var input: InputOptions
     @OptionGroup var pipeline: PipelineOptionGroup
 
-    @Option(help: "Write rejected records to this file (CSV; JSON Lines when it ends in .jsonl, a JSON array when .json).")
+    @Option(help: "Write rejected records to this file (CSV; JSON Lines when it ends in .jsonl, a JSON array when .json, tab-separated when .tsv; - is standard output, and the report then goes to standard error).")
     var rejects: String?
 
     @Option(help: "Report format: text or json.")
