@@ -213,6 +213,10 @@ final class FieldTyper {
         switch parsed {
         case .failure(.invalid) where field.unit != nil && Self.unitSuffix(text) != nil:
             return withValueUnit(text) { number(.string($0), unitFactor: $1) }
+        case .failure(.invalid) where field.unit == nil && Self.withoutCurrency(text) != nil:
+            // `$32,500.00`, `18.990 €`, `EUR 1200`: an amount with its currency.
+            let amount = Self.withoutCurrency(text) ?? text
+            return quotingAsWritten(number(.string(amount), unitFactor: unitFactor), typed: amount, written: text)
         case .failure(let f):
             return .failure(numberFailure(f, text, whole: false))
         case .success(var d):
@@ -241,8 +245,25 @@ final class FieldTyper {
             expected = "yyyy-MM-dd or yyyy-MM"
         }
         if let parsed { return .success(.text(parsed)) }
-        let source = pattern.map { " (this source writes \($0.text))" } ?? ""
+        var source = pattern.map { " (this source writes \($0.text))" } ?? ""
+        if pattern == nil, text.contains("/") {
+            source = "; for day and month in another order pass --date-format, e.g. MM/dd/yyyy or dd/MM/yyyy"
+        }
         return .failure(finding(.fieldDate, text, "is not a valid date; write \(expected)\(source)"))
+    }
+
+    // MARK: Currencies
+
+    private static let currencySymbols: [String] = ["$", "€", "£", "¥", "US$", "USD", "EUR", "GBP", "CHF", "SEK", "NOK", "DKK", "PLN", "CZK"]
+
+    /// The amount of `$32,500.00`, `18.990 €`, `EUR 1200` without its currency; nil when the text
+    /// has none at its start or end.
+    static func withoutCurrency(_ text: String) -> String? {
+        for symbol in currencySymbols {
+            if text.hasPrefix(symbol) { return ValueParser.trimmed(String(text.dropFirst(symbol.count))) }
+            if text.hasSuffix(symbol) { return ValueParser.trimmed(String(text.dropLast(symbol.count))) }
+        }
+        return nil
     }
 
     // MARK: Units written in values
@@ -271,16 +292,18 @@ final class FieldTyper {
                     .fieldType, text,
                     "has the unit '\(unit)', which does not convert into \(target); write a number in \(target)"))
         }
-        var typed = type(number, factor == 1 ? nil : factor)
-        if case .failure(var f) = typed {
-            // Quote the value as written, with its unit.
-            let quoted = "\(field.name) '\(Self.clip(number))'"
-            if f.message.hasPrefix(quoted) {
-                f.message = "\(field.name) '\(Self.clip(text))'" + f.message.dropFirst(quoted.count)
-            }
-            typed = .failure(f)
+        return quotingAsWritten(type(number, factor == 1 ? nil : factor), typed: number, written: text)
+    }
+
+    /// A failure about the part of a value that was typed (`12 34` of `12 34 km`) quotes the value
+    /// as written.
+    private func quotingAsWritten(_ result: TypedValue, typed: String, written: String) -> TypedValue {
+        guard case .failure(var f) = result else { return result }
+        let quoted = "\(field.name) '\(Self.clip(typed))'"
+        if f.message.hasPrefix(quoted) {
+            f.message = "\(field.name) '\(Self.clip(written))'" + f.message.dropFirst(quoted.count)
         }
-        return typed
+        return .failure(f)
     }
 
     // MARK: Helpers

@@ -14,6 +14,9 @@ public struct MapperOptions: Sendable, Hashable {
     /// The input was read as UTF-8 whatever it held (`--encoding utf-8`): a row that is not valid
     /// UTF-8 had its invalid bytes replaced (U+FFFD), not read as Windows-1252; the warning says so.
     public var invalidBytesReplaced = false
+    /// How dates are written where the source mapping does not say (`--date-format MM/dd/yyyy`);
+    /// ISO dates are read too.
+    public var datePattern: DatePattern?
 
     public init(
         rejectAccidents: Bool = false, decimalSeparator: DecimalSeparator = .auto, referenceYear: Int? = nil,
@@ -88,6 +91,8 @@ public final class Mapper {
     private var pendingUnmapped: [(name: String, provenance: Provenance)] = []
     private var slotsByName: [String: [Slot]] = [:]
     private var datePatterns: [DatePattern] = []
+    /// The index in `datePatterns` of ``MapperOptions/datePattern`` (-1: none).
+    private var defaultPattern = -1
 
     /// Plain data (no references), so copying a plan entry costs no reference counting.
     struct Slot {
@@ -119,6 +124,10 @@ public final class Mapper {
                 field: $1, index: $0, catalog: catalog, decimal: options.decimalSeparator,
                 referenceYear: options.referenceYear)
         }
+        if let p = options.datePattern {
+            defaultPattern = datePatterns.count
+            datePatterns.append(p)
+        }
         let index = Dictionary(schema.fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
         for (priority, map) in mapping.fields.enumerated() {
             let kind: Slot.Kind
@@ -131,7 +140,7 @@ public final class Mapper {
                 if map.transform == .milesToKm { unit = "mi" }
                 let factor = try unit.map { try Self.unitFactor(from: $0, to: schema.fields[f].unit, strict: true) } ?? nil
                 var pattern = -1
-                if let p = map.dateFormat.flatMap(DatePattern.init) {
+                if let p = map.dateFormat.flatMap(DatePattern.init) ?? options.datePattern {
                     pattern = datePatterns.count
                     datePatterns.append(p)
                 }
@@ -189,7 +198,7 @@ public final class Mapper {
             // A header that is the field's own name comes before one that is an alias of it
             // (`Make` before `Marke` when a file has both), then columns in order.
             let rank = folded == Schema.fold(schema.fields[f].name) ? 1_000_000 : 2_000_000
-            result = [Slot(kind: .assign(field: f, unitFactor: factor ?? 0, pattern: -1, asJSON: false), priority: rank)]
+            result = [Slot(kind: .assign(field: f, unitFactor: factor ?? 0, pattern: defaultPattern, asJSON: false), priority: rank)]
         }
         if slotsByName.count < 10_000 { slotsByName[name] = result }
         return result

@@ -19,6 +19,9 @@ struct PipelineOptionGroup: ParsableArguments {
     @Option(help: "Decimal separator of text numbers: auto, point or comma (default: auto; '1,234' is then ambiguous and rejected).")
     var decimal: String = "auto"
 
+    @Option(name: .customLong("date-format"), help: "How the input writes dates, e.g. MM/dd/yyyy or dd/MM/yyyy (tokens yyyy, MM/M, dd/d; default: ISO yyyy-MM-dd, dd.MM.yyyy, MM/yyyy; ISO dates are always read).")
+    var dateFormat: String?
+
     @Flag(name: .shortAndLong, help: "No progress line on standard error.")
     var quiet = false
 
@@ -49,6 +52,13 @@ struct PipelineOptionGroup: ParsableArguments {
         }
         options.mapper = MapperOptions(rejectAccidents: rejectAccidents, decimalSeparator: separator)
         options.mapper.invalidBytesReplaced = read.encoding == .utf8
+        if let dateFormat {
+            guard let pattern = DatePattern(dateFormat) else {
+                throw VinyardError(
+                    .usage, "--date-format '\(dateFormat)' needs yyyy and MM (or M), e.g. MM/dd/yyyy or dd.MM.yyyy")
+            }
+            options.mapper.datePattern = pattern
+        }
         return options
     }
 

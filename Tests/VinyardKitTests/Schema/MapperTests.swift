@@ -188,6 +188,35 @@ import Testing
         #expect(r.value("tank_capacity_l", in: m) == .real(56.7812))
     }
 
+    @Test func amountsWithTheirCurrencyAreNumbers() throws {
+        let m = try mapper("fleet")
+        for (text, value) in [("$32,500.00", 32500.0), ("18.990,50 €", 18990.5), ("EUR 1200", 1200), ("£ 9,999.99", 9999.99)] {
+            let r = m.map(csvRecord(["VIN", "Price"], ["1HGCV1F52MA000123", text]))
+            #expect(r.findings.isEmpty, "\(text): \(r.findings)")
+            #expect(r.value("price", in: m) == .real(value), "\(text)")
+        }
+        // The amount must still be a number, and the message quotes the value as written.
+        let bad = m.map(csvRecord(["VIN", "Price"], ["1HGCV1F52MA000123", "$24,999"]))
+        #expect(bad.codes == ["field.type"])
+        #expect(bad.findings.first?.message.hasPrefix("price '$24,999' is ambiguous") == true, "\(bad.findings)")
+        #expect(m.map(csvRecord(["VIN", "Price"], ["1HGCV1F52MA000123", "$ lots"])).codes == ["field.type"])
+    }
+
+    @Test func dateFormatOptionReadsOtherOrders() throws {
+        var options = MapperOptions(referenceYear: 2025)
+        options.datePattern = DatePattern("MM/dd/yyyy")
+        let catalog = try SchemaCatalog.bundled()
+        let us = try Mapper(mapping: catalog.mapping(named: "fleet"), catalog: catalog, options: options)
+        let r = us.map(csvRecord(["VIN", "First registration", "Last sync"], ["1HGCV1F52MA000123", "03/04/2019", "2024-05-01T10:00:00Z"]))
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        #expect(r.value("first_registration", in: us) == .text("2019-03-04"))
+        // ISO dates are still read; without the option a slash date is rejected with the hint.
+        #expect(us.map(csvRecord(["VIN", "First registration"], ["1HGCV1F52MA000123", "2019-03-04"])).findings.isEmpty)
+        let plain = try mapper("fleet").map(csvRecord(["VIN", "First registration"], ["1HGCV1F52MA000123", "3/15/2019"]))
+        #expect(plain.codes == ["field.date"])
+        #expect(plain.findings.first?.message.contains("--date-format") == true)
+    }
+
     @Test func missingValueMarkersAreEmpty() throws {
         let m = try mapper("fleet")
         let r = m.map(
