@@ -1,4 +1,3 @@
-import Foundation
 import ArgumentParser
 import VinyardKit
 
@@ -17,25 +16,18 @@ struct InputOptions: ParsableArguments {
     var encoding: String?
 
     /// One spelling per file, so that re-running an input finds the rows, rejects and duplicates
-    /// its earlier runs left (they are matched by input name): `./fleet.csv`, `data//fleet.csv`
-    /// and a path under the working directory written in full are named as `fleet.csv`,
-    /// `data/fleet.csv` (`-`, other absolute paths and `..` are kept as written).
+    /// its earlier runs left (they are matched by input name): `./fleet.csv` and `data//fleet.csv`
+    /// are named `fleet.csv` and `data/fleet.csv`. An absolute path stays absolute (it names the
+    /// file in messages and tables as the user wrote it), `..` stays, and `-` is standard input.
     mutating func validate() throws {
         inputs = inputs.map(Self.tidy)
     }
 
     static func tidy(_ path: String) -> String {
         guard path != "-", !path.isEmpty else { return path }
-        var absolute = path.hasPrefix("/")
-        var parts = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }.map(String.init)
-        if absolute, let cwd = FileManager.default.currentDirectoryPath.split(separator: "/").map(String.init) as [String]?,
-            !cwd.isEmpty, parts.count > cwd.count, Array(parts.prefix(cwd.count)) == cwd
-        {
-            parts.removeFirst(cwd.count)
-            absolute = false
-        }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
         let joined = parts.joined(separator: "/")
-        return absolute ? "/" + joined : (joined.isEmpty ? "." : joined)
+        return path.hasPrefix("/") ? "/" + joined : (joined.isEmpty ? "." : joined)
     }
 
     /// The reader options these flags describe.
