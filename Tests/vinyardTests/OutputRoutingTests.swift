@@ -40,6 +40,22 @@ import Testing
         #expect(try String(contentsOfFile: tsv, encoding: .utf8) == "vin\tmake\tmodel\n1FTFW1E57KFA14352\tFord\tF-150, XL\n")
     }
 
+    /// `emissions -o out.tsv` writes tabs too.
+    @Test func emissionsToATSVFileWritesTabs() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.csv")
+        try Data("vin,make,model,odometer\n1FTFW1E57KFA14352,Ford,\"F-150, XL\",10000\n".utf8).write(to: input)
+        let db = dir.appendingPathComponent("fleet.db").path
+        #expect(try runVinyard(["import", input.path, "--db", db, "--quiet"]).status == 0)
+        let tsv = dir.appendingPathComponent("e.tsv").path
+        let r = try runVinyard(["emissions", "--db", db, "-o", tsv])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = try String(contentsOfFile: tsv, encoding: .utf8).split(separator: "\n")
+        #expect(lines.first == "vin\tmake\tmodel\todometer_km\temissions")
+        #expect(lines.dropFirst().first?.hasPrefix("1FTFW1E57KFA14352\tFord\tF-150, XL\t10000\t") == true, "\(lines)")
+    }
+
     /// Re-running an input written another way (`./in.csv`, `.//in.csv`) replaces its earlier
     /// rejects and duplicates instead of adding to them.
     @Test func anInputSpelledAnotherWayIsTheSameInput() throws {

@@ -44,6 +44,8 @@ public struct EmissionsSummary: Sendable, Hashable {
 public struct EmissionsCalculator {
     public let store: VinyardStore
     public var tiers: EmissionTiers
+    /// CSV only: the cell delimiter (a tab for a `.tsv` output).
+    public var delimiter = UInt8(ascii: ",")
 
     /// The contract's columns.
     public static let defaultColumns = ["vin", "make", "model", "odometer_km", "emissions"]
@@ -110,7 +112,8 @@ public struct EmissionsCalculator {
             keyWidth = try longestKey(table: table, conditions: query.conditions, extraTerms: extraTerms, vin: vin)
         }
         let statement = try store.prepareQuery(compiled.sql, arguments: compiled.arguments)
-        var writer = EmissionsWriter(sink: sink, format: format, columns: output, tiers: tiers, bracketedKeyWidth: keyWidth)
+        var writer = EmissionsWriter(
+            sink: sink, format: format, columns: output, tiers: tiers, bracketedKeyWidth: keyWidth, delimiter: delimiter)
         let odometerIndex = shown.count
         let keyIndex = odometerIndex + 1
         var total = Decimal(0)
@@ -217,13 +220,15 @@ struct EmissionsWriter {
     private let numeric: [Bool]
     private let widths: [Int]
     private let tiers: EmissionTiers
+    private let delimiter: UInt8
     private var rows = 0
 
     /// `bracketedKeyWidth`: the widest `[key]` the text table shows in the vin column.
     init(
         sink: any ByteSink, format: EmissionsFormat, columns: [ExportTable.Column?], tiers: EmissionTiers,
-        bracketedKeyWidth: Int = 0
+        bracketedKeyWidth: Int = 0, delimiter: UInt8 = UInt8(ascii: ",")
     ) {
+        self.delimiter = delimiter
         out = OutputBuffer(sink: sink)
         self.format = format
         self.tiers = tiers
@@ -240,7 +245,7 @@ struct EmissionsWriter {
             out.append("Estimated emissions (tiers \(tiers): units per km by odometer band)\n\n")
             appendTextLine(names)
         case .csv:
-            out.append(names.joined(separator: ",") + "\n")
+            out.append(names.joined(separator: String(UnicodeScalar(delimiter))) + "\n")
         case .json:
             out.append("[" as StaticString)
         case .jsonl:
@@ -260,12 +265,12 @@ struct EmissionsWriter {
             appendTextLine(texts)
         case .csv:
             for (i, cell) in cells.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
+                if i > 0 { out.append(delimiter) }
                 var text = cell.text
                 let isText: Bool
                 if case .text = cell { isText = true } else { isText = false }
                 text.withUTF8 {
-                    out.appendCSVCell(bytes: UnsafeRawBufferPointer($0), delimiter: UInt8(ascii: ","), guardFormula: isText)
+                    out.appendCSVCell(bytes: UnsafeRawBufferPointer($0), delimiter: delimiter, guardFormula: isText)
                 }
             }
             out.append(0x0A)

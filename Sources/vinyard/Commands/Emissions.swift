@@ -64,7 +64,8 @@ struct Emissions: ParsableCommand {
             let bands = try tiers.map(EmissionTiers.parse) ?? .standard
             let parsed = try query.query(table: "vehicles", columns: columns)
             let store = try VinyardStore(path: query.db, readOnly: true)
-            let calculator = EmissionsCalculator(store: store, tiers: bands)
+            var calculator = EmissionsCalculator(store: store, tiers: bands)
+            if output.lowercased().replacingOccurrences(of: ".gz", with: "").hasSuffix(".tsv") { calculator.delimiter = 0x09 }
             let sink = DeferredSink(path: output)
             let summary = try calculator.run(parsed, format: reportFormat, to: sink)
             if reportFormat != .text, !summary.withoutOdometerLines.isEmpty {
