@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import VinyardKit
+
+/// Black-box findings of review 9, each run through the built binary.
+@Suite struct Review9Tests {
+    /// Writes `text` to `name` in `dir` and returns its path.
+    static func write(_ text: String, _ name: String, in dir: URL) throws -> String {
+        let url = dir.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    /// `key,action` rows of the `duplicates` table, sorted.
+    static func duplicates(_ db: String) throws -> [String] {
+        let r = try runVinyard(["export", "--db", db, "--table", "duplicates", "--columns", "key,action"])
+        #expect(r.status == 0, "\(r.stderr)")
+        return r.stdout.split(separator: "\n").dropFirst().map(String.init).sorted()
+    }
+
+    /// A re-import that drops a record's values (`first`: values that would fill the row's empty
+    /// fields) or empties stored values (`last`: a later record with the field blank) keeps what
+    /// is not loaded in `duplicates`; only conflicting values were kept, the others were lost.
+    @Test func reimportKeepsValuesItDoesNotLoad() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sparse = try Self.write(
+            "vin,make,color,odometer_km\n1FTFW1E57KFA14352,Ford,,72400\n1HGCV1F52MA000123,Honda,Blue,\n", "sparse.csv", in: dir)
+        let full = try Self.write(
+            "vin,make,color,odometer_km\n1FTFW1E57KFA14352,Ford,Red,72400\n1HGCV1F52MA000123,Honda,Green,21100\n",
+            "full.csv", in: dir)
+
+        // first: the Ford's Red is not loaded, so the record is kept as dropped.
+        let first = dir.appendingPathComponent("first.db").path
+        #expect(try runVinyard(["import", sparse, "--db", first, "--quiet"]).status == 0)
+        #expect(try runVinyard(["import", full, "--db", first, "--on-duplicate", "first", "--quiet"]).status == 0)
+        #expect(try Self.duplicates(first) == ["1FTFW1E57KFA14352,dropped", "1HGCV1F52MA000123,dropped"])
+        // Re-running it replaces the entries, it does not pile them up.
+        #expect(try runVinyard(["import", full, "--db", first, "--on-duplicate", "first", "--quiet"]).status == 0)
+        #expect(try Self.duplicates(first).count == 2)
+
+        // last: the sparse run empties the Ford's Red, so the stored row is kept as replaced.
+        let last = dir.appendingPathComponent("last.db").path
+        #expect(try runVinyard(["import", full, "--db", last, "--quiet"]).status == 0)
+        #expect(try runVinyard(["import", sparse, "--db", last, "--quiet"]).status == 0)
+        #expect(try Self.duplicates(last) == ["1FTFW1E57KFA14352,replaced", "1HGCV1F52MA000123,replaced"])
+
+        // merge: filling gaps loses nothing; only the conflicting Honda is kept.
+        let merge = dir.appendingPathComponent("merge.db").path
+        #expect(try runVinyard(["import", sparse, "--db", merge, "--quiet"]).status == 0)
+        #expect(try runVinyard(["import", full, "--db", merge, "--on-duplicate", "merge", "--quiet"]).status == 0)
+        #expect(try Self.duplicates(merge) == ["1HGCV1F52MA000123,merged"])
+    }
+}
