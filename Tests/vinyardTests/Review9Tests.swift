@@ -51,4 +51,27 @@ import VinyardKit
         #expect(try runVinyard(["import", full, "--db", merge, "--on-duplicate", "merge", "--quiet"]).status == 0)
         #expect(try Self.duplicates(merge) == ["1HGCV1F52MA000123,merged"])
     }
+
+    /// `--where` range operators on a date field read the value as the field reads dates
+    /// (`01/2020` is `2020-01`), as `=` does: `first_registration>=01/2020` matched 2019 rows and
+    /// `<06/2019` matched none (compared as typed, byte by byte).
+    @Test func dateRangeFilterReadsTheDateAsTheFieldDoes() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = try Self.write(
+            """
+            {"vehicles":[{"ID":"1","Make":"BMW","FirstRegistration":"03/2019","Mileage (km)":1000},
+            {"ID":"2","Make":"Audi","FirstRegistration":"01/2020","Mileage (km)":2000}]}
+            """, "as.json", in: dir)
+        let db = dir.appendingPathComponent("a.db").path
+        #expect(try runVinyard(["import", input, "--db", db, "--quiet"]).status == 0)
+        for (filter, keys) in [
+            ("first_registration>=01/2020", ["autoscout:2"]), ("first_registration<06/2019", ["autoscout:1"]),
+            ("first_registration<=2019-03", ["autoscout:1"]), ("first_registration>2019", ["autoscout:1", "autoscout:2"]),
+        ] {
+            let r = try runVinyard(["export", "--db", db, "--where", filter, "--columns", "key"])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.split(separator: "\n").dropFirst().map(String.init) == keys, "\(filter): \(r.stdout)")
+        }
+    }
 }
