@@ -74,4 +74,22 @@ import VinyardKit
             #expect(r.stdout.split(separator: "\n").dropFirst().map(String.init) == keys, "\(filter): \(r.stdout)")
         }
     }
+
+    /// The report places a malformed JSON array element by its index, as it places every other
+    /// finding of a JSON element: `rows.json:1 (element 2)`. It showed the line alone, the same
+    /// for every element of a one-line array.
+    @Test func malformedJSONElementIsPlacedByItsIndex() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        _ = try Self.write(
+            #"[{"vin":"1FTFW1E57KFA14352","make":"Ford"}, 1, "x", {"vin":"1HGCV1F52MA000123"}, null]"#, "rows.json", in: dir)
+        let r = try runVinyard(["validate", "rows.json", "--report", "json", "--quiet"], cwd: dir)
+        #expect(r.status == 1, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
+        let examples = try #require(report["finding_examples"] as? [String: [String]])
+        #expect(examples["row.malformed"] == ["rows.json:1 (element 1)", "rows.json:1 (element 2)", "rows.json:1 (element 4)"],
+            "\(examples)")
+        let text = try runVinyard(["validate", "rows.json", "--quiet"], cwd: dir)
+        #expect(text.stdout.contains("rows.json:1 (element 1), rows.json:1 (element 2)"), "\(text.stdout)")
+    }
 }
