@@ -92,4 +92,30 @@ import VinyardKit
         let text = try runVinyard(["validate", "rows.json", "--quiet"], cwd: dir)
         #expect(text.stdout.contains("rows.json:1 (element 1), rows.json:1 (element 2)"), "\(text.stdout)")
     }
+
+    /// A stray NUL byte in a data row of a text CSV does not make the whole file "binary data"
+    /// (exit 65): the row is checked like any other, as it already was past the first 64 KiB.
+    /// Binary files (many NUL bytes) are still refused.
+    @Test func strayNULByteInARowIsNotBinaryData() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var rows = ["vin,make,model", "1FTFW1E57KFA14352,Ford,F-150", "1HGCV1F52MA0\u{0}00123,Honda,Accord"]
+        rows += ["2HKRM3H38EH550410,Honda,CR\u{0}V", "JM1GJ1W65E1143959,Mazda,6"]
+        let input = try Self.write(rows.joined(separator: "\n") + "\n", "nul.csv", in: dir)
+        let r = try runVinyard(["validate", input, "--report", "json", "--quiet"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
+        #expect(report["read"] as? Int == 4)
+        #expect(report["inserted"] as? Int == 3)
+        #expect(report["rejected"] as? Int == 1)
+        #expect((report["findings"] as? [String: Int])?["vin.characters"] == 1, "\(report)")
+
+        var binary = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37) })
+        for i in stride(from: 100, to: 4096, by: 64) { binary[i] = 0 }
+        let garbage = dir.appendingPathComponent("garbage.dat")
+        try binary.write(to: garbage)
+        let g = try runVinyard(["validate", garbage.path, "--quiet"])
+        #expect(g.status == 65, "\(g.stderr)")
+        #expect(g.stderr.contains("binary data"), "\(g.stderr)")
+    }
 }
