@@ -118,4 +118,21 @@ import VinyardKit
         #expect(g.status == 65, "\(g.stderr)")
         #expect(g.stderr.contains("binary data"), "\(g.stderr)")
     }
+
+    /// Two outputs of one run on standard output are a usage error: `generate --truth -` (with
+    /// -o standard output by default) appended the truth JSON to the CSV rows, and `convert -o -
+    /// --rejects -` mixed the rejects into the converted rows.
+    @Test func twoOutputsOnStandardOutputAreRefused() throws {
+        let g = try runVinyard(["generate", "--rows", "2", "--truth", "-"])
+        #expect(g.status == 64, "\(g.stdout)")
+        #expect(g.stdout.isEmpty)
+        #expect(g.stderr.contains("standard output"), "\(g.stderr)")
+        let c = try runVinyard(["convert", sample("fleet.csv"), "-o", "-", "--rejects", "-", "--quiet"])
+        #expect(c.status == 64, "\(c.stdout)")
+        #expect(c.stdout.isEmpty)
+        // One of them on standard output is fine.
+        let one = try runVinyard(["generate", "--rows", "2", "--truth", "/dev/null"])
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(one.stdout.split(separator: "\n").count == 3)
+    }
 }
