@@ -258,7 +258,8 @@ let allSamples = [
         #expect(text.contains("1FTFW1ES7KFA14352"))
         #expect(text.contains("vin.check_digit"))
         let jsonl = dir.appendingPathComponent("rejects.jsonl").path
-        _ = try runVinyard(["validate", sample("fleet.jsonl"), "--rejects", jsonl])
+        // From a folder the sample is not under: its input name is the full path, as given.
+        _ = try runVinyard(["validate", sample("fleet.jsonl"), "--rejects", jsonl], cwd: dir)
         let lines = try String(contentsOfFile: jsonl, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 3)
         for line in lines {

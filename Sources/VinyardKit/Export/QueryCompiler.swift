@@ -43,7 +43,10 @@ extension ExportTable {
             case .notEqual:
                 terms.append("\(c) IS NOT \(try bound(value))")
             case .less, .lessOrEqual, .greater, .greaterOrEqual:
-                let term = "\(c) \(condition.op.rawValue) \(try bound(value))"
+                // A date typed in a format the field reads (`03/2019`, `14.05.2021`) compares as
+                // the ISO text it is stored as (`2019-03`), not as typed.
+                let typed = matcher.map { $0.isDate ? $0.normalized(value) : value } ?? value
+                let term = "\(c) \(condition.op.rawValue) \(try bound(typed))"
                 // Text is greater than every number in SQLite: keep stray text out of numeric ranges.
                 terms.append(column.kind.isNumeric ? "(typeof(\(c)) IN ('integer','real') AND \(term))" : term)
             case .contains:
@@ -66,13 +69,17 @@ extension ExportTable {
     /// (`_key`), is only trimmed.
     struct TextMatcher {
         private let typer: FieldTyper?
+        /// True for a date or date-time field (stored as ISO text).
+        let isDate: Bool
 
         init(column: Column, schema: Schema?) {
             guard let schema, let index = schema.fieldIndex(named: column.name), let catalog = try? SchemaCatalog.bundled()
             else {
                 typer = nil
+                isDate = false
                 return
             }
+            isDate = [.date, .datetime, .yearmonth, .dateOrYearMonth].contains(schema.fields[index].type)
             typer = try? FieldTyper(
                 field: schema.fields[index], index: index, catalog: catalog, decimal: .auto,
                 referenceYear: VINDecoder.currentCalendarYear)

@@ -313,6 +313,10 @@ public final class Pipeline {
                             rejected.finding.input = rejected.provenance.input
                             rejected.finding.line = rejected.provenance.line
                             rejected.finding.element = rejected.provenance.index
+                        } else if rejected.finding.element == nil {
+                            // A malformed JSON array element: its index tells it from the other
+                            // elements on its line.
+                            rejected.finding.element = rejected.provenance.index
                         }
                         try sink.reject(rejected, source: batch.mappingName)
                         report.count(rejected.finding)

@@ -72,9 +72,16 @@ public final class CSVReader: RecordReader {
         self.encoding = encoding
         try buffer.skipBOM()
         try buffer.fill(atLeast: 64 * 1024)
-        // Text files hold no NUL bytes; one near the start means binary data, not CSV.
-        let nul = buffer.withBytes { p in
-            p[buffer.start..<buffer.end].firstIndex(of: 0)
+        // Binary data is full of NUL bytes; a text file holds none, or a stray one in a row (a
+        // dirty export), which that row's checks meet as they would further on: many near the
+        // start (8 or more, and 1 in 1,000 bytes) mean binary data, not CSV. A NUL in the header
+        // is refused below.
+        let nul = buffer.withBytes { p -> Int? in
+            let window = p[buffer.start..<buffer.end]
+            var count = 0
+            for byte in window where byte == 0 { count += 1 }
+            guard count >= 8, count * 1000 >= window.count else { return nil }
+            return window.firstIndex(of: 0)
         }
         if let nul {
             throw VinyardError(

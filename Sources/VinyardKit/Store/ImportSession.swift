@@ -419,11 +419,11 @@ public final class ImportSession {
             let changed = hash != stored.hash
             try writer.markSeen(rowID, prevHash: stored.hash, changed: changed)
             if !changed { return WriteResult(outcome: .unchanged) }
-            if !conflicts.isEmpty {
-                // Values the update overwrites are kept: the stored row goes to `duplicates`
-                // (`replaced`, with its findings), so nothing is lost. With `last` a later run is
-                // newer: an update, not a `key.conflict`. Filling empty fields loses nothing and
-                // needs no entry.
+            if losesValues(stored.values, values) {
+                // Values the update overwrites or empties are kept: the stored row goes to
+                // `duplicates` (`replaced`, with its findings), so nothing is lost. With `last` a
+                // later run is newer: an update, not a `key.conflict`. Filling empty fields loses
+                // nothing and needs no entry.
                 let replacedFindings = try findings(table: table, key: key)
                 let replacedRaw = StoreJSON.values(stored.values, names: writer.names)
                 try removeEarlier(table: table, key: key, input: stored.input, line: stored.line, action: "replaced", raw: replacedRaw)
@@ -440,9 +440,10 @@ public final class ImportSession {
             return WriteResult(outcome: .updated)
         case .first, .merge:
             let keptHash = policy == .first ? stored.hash : writer.hash(kept)
-            if !conflicts.isEmpty {
-                // Values not taken are kept with the record; re-running the same input replaces
-                // these entries instead of piling them up.
+            if losesValues(values, kept) {
+                // Values not taken (conflicting ones, and with `first` also those that would fill
+                // the row's empty fields) are kept with the record; re-running the same input
+                // replaces these entries instead of piling them up.
                 let action = policy == .first ? "dropped" : "merged"
                 let raw = StoreJSON.fields(record.raw.fields)
                 try removeEarlier(table: table, key: key, provenance: provenance, action: action, raw: raw)
@@ -634,6 +635,12 @@ public final class ImportSession {
         case .text(let s): s.isEmpty
         default: false
         }
+    }
+
+    /// True when `values` holds a value (not empty) that `kept` does not: it would be lost
+    /// without a `duplicates` entry.
+    private func losesValues(_ values: [FieldValue?], _ kept: [FieldValue?]) -> Bool {
+        values.indices.contains { !isEmpty(values[$0]) && values[$0] != kept[$0] }
     }
 
     /// The fields whose values differ where both records have one. Provenance fields (`source`,

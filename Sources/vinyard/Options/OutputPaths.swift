@@ -7,13 +7,23 @@ import VinyardKit
 ///
 /// Files are compared by device and inode when the output exists (so `./a.csv`, `dir/../a.csv`
 /// and links are caught), else by their standardized absolute paths. `-` (standard input or
-/// output) and outputs that are not regular files (`/dev/null`, pipes) are never refused.
+/// output) and outputs that are not regular files (`/dev/null`, pipes) are not compared; two
+/// outputs that are both `-` are refused (their bytes would be mixed on standard output).
 /// - Parameters:
 ///   - outputs: the output options and their paths (nil: not given).
 ///   - reads: what the run reads (`input`, `database`) and where.
 /// - Throws: `.usage` naming the option and the file.
 func checkOutputsAreNotRead(_ outputs: [(option: String, path: String?)], reads: [(what: String, path: String)]) throws {
-    let given = outputs.compactMap { o in o.path.map { (option: o.option, path: $0) } }.filter { $0.path != "-" }
+    let all = outputs.compactMap { o in o.path.map { (option: o.option, path: $0) } }
+    // Two outputs on standard output would be mixed into one stream (`convert -o - --rejects -`,
+    // `generate --truth -`, whose -o is standard output by default).
+    let onStandardOutput = all.filter { $0.path == "-" }.map(\.option)
+    if onStandardOutput.count > 1 {
+        throw VinyardError(
+            .usage, "\(onStandardOutput.joined(separator: " and ")) would both write to standard output (-); "
+                + "give all but one of them a file")
+    }
+    let given = all.filter { $0.path != "-" }
     for (n, output) in given.enumerated() {
         guard let target = FileIdentity(output.path) else { continue }
         if let read = reads.first(where: { $0.path != "-" && FileIdentity($0.path) == target }) {
