@@ -28,6 +28,15 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
     }
 }
 
+extension OutputFormat {
+    /// The CSV cell delimiter a file name implies: a tab for `.tsv` (after any `.gz`), else a comma.
+    public static func csvDelimiter(fileName: String) -> UInt8 {
+        var name = fileName.lowercased()
+        if name.hasSuffix(".gz") { name.removeLast(3) }
+        return name.hasSuffix(".tsv") ? 0x09 : UInt8(ascii: ",")
+    }
+}
+
 /// Output bytes accumulated by a writer and handed to its sink in large blocks.
 struct OutputBuffer {
     var bytes: [UInt8] = []

@@ -12,8 +12,8 @@ public final class RejectsWriter {
     private let jsonLines: Bool
     /// A JSON array (`.json`) of the objects JSON Lines would write.
     private let jsonArray: Bool
-    /// Tab-separated (`.tsv`), like the input a tab-separated rejects file is sent back for.
-    private let tabs: Bool
+    /// The CSV delimiter: a tab for `.tsv`, like the input a tab-separated rejects file is sent back for.
+    private let delimiter: UInt8
     private var csv: CSVWriter?
     private var columns: [String] = []
     /// Each column name's positions, in order: a header may repeat a name (`vin,make,vin`, or the
@@ -29,7 +29,7 @@ public final class RejectsWriter {
         var name = path.lowercased()
         if name.hasSuffix(".gz") { name.removeLast(3) }
         jsonArray = name.hasSuffix(".json")
-        tabs = name.hasSuffix(".tsv")
+        delimiter = OutputFormat.csvDelimiter(fileName: path)
         jsonLines = jsonArray || name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson")
         buffer = OutputBuffer(sink: sink)
     }
@@ -64,7 +64,7 @@ public final class RejectsWriter {
             for (i, name) in columns.enumerated() { columnIndex[name, default: []].append(i) }
             csv = CSVWriter(
                 sink: sink, columns: columns + ["_input", "_line", "_findings", "_extra"],
-                delimiter: tabs ? 0x09 : UInt8(ascii: ","))
+                delimiter: delimiter)
         }
         var row = [String?](repeating: nil, count: columns.count + 4)
         var extra: [RawField] = []
@@ -105,7 +105,7 @@ public final class RejectsWriter {
         }
         if csv == nil {
             csv = CSVWriter(
-                sink: sink, columns: ["_input", "_line", "_findings", "_extra"], delimiter: tabs ? 0x09 : UInt8(ascii: ","))
+                sink: sink, columns: ["_input", "_line", "_findings", "_extra"], delimiter: delimiter)
         }
         try csv?.finish()
     }

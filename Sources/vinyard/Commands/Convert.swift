@@ -76,7 +76,7 @@ struct Convert: ParsableCommand {
         case .json: return JSONWriter(sink: sink, arrayColumns: arrays)
         case .jsonl: return JSONLinesWriter(sink: sink, arrayColumns: arrays)
         case .csv:
-            let delimiter: UInt8 = output.lowercased().replacingOccurrences(of: ".gz", with: "").hasSuffix(".tsv") ? 0x09 : UInt8(ascii: ",")
+            let delimiter = OutputFormat.csvDelimiter(fileName: output)
             return CSVWriter(sink: sink, columns: columns, delimiter: delimiter, guardFormulas: guardFormulas)
         }
     }

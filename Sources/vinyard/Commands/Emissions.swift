@@ -65,7 +65,7 @@ struct Emissions: ParsableCommand {
             let parsed = try query.query(table: "vehicles", columns: columns)
             let store = try VinyardStore(path: query.db, readOnly: true)
             var calculator = EmissionsCalculator(store: store, tiers: bands)
-            if output.lowercased().replacingOccurrences(of: ".gz", with: "").hasSuffix(".tsv") { calculator.delimiter = 0x09 }
+            calculator.delimiter = OutputFormat.csvDelimiter(fileName: output)
             let sink = DeferredSink(path: output)
             let summary = try calculator.run(parsed, format: reportFormat, to: sink)
             if reportFormat != .text, !summary.withoutOdometerLines.isEmpty {

@@ -75,8 +75,7 @@ struct Export: ParsableCommand {
             let parsed = try query.query(table: table, columns: columns)
             let store = try VinyardStore(path: query.db, readOnly: true)
             var exporter = Exporter(store: store, guardFormulas: !rawCells)
-            // A `.tsv` output is tab-separated, as convert's and the rejects file's are.
-            if output.lowercased().replacingOccurrences(of: ".gz", with: "").hasSuffix(".tsv") { exporter.delimiter = 0x09 }
+            exporter.delimiter = OutputFormat.csvDelimiter(fileName: output)
             let sink = DeferredSink(path: output)
             let summary = try exporter.export(parsed, format: exportFormat, to: sink)
             if exportFormat == .geojson, summary.skippedWithoutCoordinates > 0 {
