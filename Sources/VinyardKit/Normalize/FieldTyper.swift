@@ -82,7 +82,7 @@ final class FieldTyper {
                 }
             }
             return s.utf8.allSatisfy(ValueParser.isSpace) || ValueParser.trimmed(s).isEmpty
-                || isMissingMarker(ValueParser.trimmed(s))
+                || isMissingMarker(s)
         case .array(let a): return a.isEmpty
         case .object(let o): return o.isEmpty
         case .bool, .number: return false
@@ -182,8 +182,9 @@ final class FieldTyper {
             return .failure(notScalar(raw, expected: "a whole number"))
         }
         switch parsed {
-        case .failure(.invalid) where field.unit != nil && Self.unitSuffix(text) != nil:
+        case .failure(.invalid):
             return withValueUnit(text) { integer(.string($0), unitFactor: $1) }
+                ?? .failure(numberFailure(.invalid, text, whole: true))
         case .failure(let f):
             return .failure(numberFailure(f, text, whole: true))
         case .success(var i):
@@ -211,12 +212,13 @@ final class FieldTyper {
             return .failure(notScalar(raw, expected: "a number"))
         }
         switch parsed {
-        case .failure(.invalid) where field.unit != nil && Self.unitSuffix(text) != nil:
-            return withValueUnit(text) { number(.string($0), unitFactor: $1) }
-        case .failure(.invalid) where field.unit == nil && Self.withoutCurrency(text) != nil:
+        case .failure(.invalid):
+            if let typed = withValueUnit(text, { number(.string($0), unitFactor: $1) }) { return typed }
             // `$32,500.00`, `18.990 €`, `EUR 1200`: an amount with its currency.
-            let amount = Self.withoutCurrency(text) ?? text
-            return quotingAsWritten(number(.string(amount), unitFactor: unitFactor), typed: amount, written: text)
+            if field.unit == nil, let amount = Self.withoutCurrency(text) {
+                return quotingAsWritten(number(.string(amount), unitFactor: unitFactor), typed: amount, written: text)
+            }
+            return .failure(numberFailure(.invalid, text, whole: false))
         case .failure(let f):
             return .failure(numberFailure(f, text, whole: false))
         case .success(var d):
@@ -282,10 +284,9 @@ final class FieldTyper {
 
     /// Types a value that states its own unit (`12,345 km`, `80000 mi`): the unit must convert into
     /// the field's, and it wins over the column's (`Odometer (mi)` holding `12000 km` is 12000 km).
-    private func withValueUnit(_ text: String, _ type: (String, Double?) -> TypedValue) -> TypedValue {
-        guard let (number, unit) = Self.unitSuffix(text), let target = field.unit else {
-            return .failure(numberFailure(.invalid, text, whole: field.type == .integer))
-        }
+    /// Nil when the field has no unit or the text ends in none.
+    private func withValueUnit(_ text: String, _ type: (String, Double?) -> TypedValue) -> TypedValue? {
+        guard let target = field.unit, let (number, unit) = Self.unitSuffix(text) else { return nil }
         guard let factor = Mapper.conversion(from: unit, to: target) else {
             return .failure(
                 finding(
