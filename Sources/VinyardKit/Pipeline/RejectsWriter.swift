@@ -26,11 +26,10 @@ public final class RejectsWriter {
     public init(path: String) throws {
         self.path = path
         sink = try openOutput(path: path)
-        var name = path.lowercased()
-        if name.hasSuffix(".gz") { name.removeLast(3) }
-        jsonArray = name.hasSuffix(".json")
+        let format = OutputFormat(fileName: path)
+        jsonArray = format == .json
+        jsonLines = format == .json || format == .jsonl
         delimiter = OutputFormat.csvDelimiter(fileName: path)
-        jsonLines = jsonArray || name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson")
         buffer = OutputBuffer(sink: sink)
     }
 
