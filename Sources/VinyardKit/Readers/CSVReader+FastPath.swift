@@ -43,7 +43,7 @@ extension CSVReader {
         // is a blank line: the general path skips it.
         // So is the header again (files joined with `cat`): the general path skips it too.
         guard next >= 0,
-            (first != delimiter && first != Self.quote) || fields.contains(where: { $0.value.scalarText?.isEmpty == false }),
+            (first != delimiter && first != Self.quote) || !Self.allEmpty(fields),
             !repeatsHeaderStart(fields)
         else {
             if recycled { spareFields.append(fields) } else { lastFields = fields }

@@ -142,7 +142,7 @@ public final class CSVReader: RecordReader {
             }
             let startLine = line
             var (fields, flagged) = decodeFields(scanned, names: header)
-            if fields.allSatisfy({ $0.value.scalarText?.isEmpty == true }) {
+            if Self.allEmpty(fields) {
                 // Delimiters alone (`,,,`): a blank line, like an empty one.
                 consume(scanned)
                 continue
@@ -181,12 +181,18 @@ public final class CSVReader: RecordReader {
     /// A row whose extra fields hold anything stays ragged.
     static func absorbTrailingDelimiters(_ fields: inout [RawField], header: [String]) {
         if fields.count > header.count {
-            guard fields[header.count...].allSatisfy({ $0.value.scalarText?.isEmpty == true }) else { return }
+            guard allEmpty(fields[header.count...]) else { return }
             fields.removeLast(fields.count - header.count)
         } else if fields.count < header.count, !fields.isEmpty {
             guard header[fields.count...].allSatisfy({ $0.isEmpty }) else { return }
             for name in header[fields.count...] { fields.append(RawField(name, .string(""))) }
         }
+    }
+
+    /// True when every field is empty text: a row of delimiters alone, or the fields a row has
+    /// beyond its header.
+    static func allEmpty<C: Collection>(_ fields: C) -> Bool where C.Element == RawField {
+        fields.allSatisfy { $0.value.scalarText?.isEmpty == true }
     }
 
     /// Whether a row's first value is the header's first name (not empty), a byte order mark
