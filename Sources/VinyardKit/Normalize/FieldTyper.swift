@@ -81,8 +81,9 @@ final class FieldTyper {
                 default: return false
                 }
             }
-            return s.utf8.allSatisfy(ValueParser.isSpace) || ValueParser.trimmed(s).isEmpty
-                || isMissingMarker(s)
+            if s.utf8.allSatisfy(ValueParser.isSpace) { return true }
+            let trimmed = ValueParser.trimmed(s)
+            return trimmed.isEmpty || isMissingMarker(trimmed)
         case .array(let a): return a.isEmpty
         case .object(let o): return o.isEmpty
         case .bool, .number: return false
