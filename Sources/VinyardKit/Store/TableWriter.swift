@@ -137,10 +137,11 @@ final class TableWriter {
         guard runKeys != nil else { return }
         try flushAppends()
         runKeys = nil
-        // The sort of the keys takes memory in proportion to the page cache: a small one keeps the
-        // peak low and flat (the sort spills sorted runs to temporary files). With a second core,
-        // which the pipeline has left idle by now, a helper thread sorts half the runs (see
-        // ``VinyardStore/indexBuildCacheSize`` for the measurements).
+        // The sort of the keys spills sorted runs to temporary files and merges them; its memory
+        // grows with the page cache and with each helper thread's merge buffers. A small cache and
+        // one helper (the pipeline has left the second core idle by now) keep the peak low and
+        // flat from 1M to 5M keys at the same speed (see ``VinyardStore/indexBuildCacheSize`` for
+        // the measurements).
         try connection.execute("PRAGMA cache_size=\(VinyardStore.indexBuildCacheSize)")
         let helpers = VinyardStore.indexBuildThreads
         if helpers > 0 { try connection.execute("PRAGMA threads=\(helpers)") }
