@@ -1,12 +1,14 @@
 /// A streaming reader of JSON records: a top-level array of objects, an object wrapping one array
-/// of objects (`{"vehicles": [...]}`), or a one-element array wrapping such an object
-/// (`[{"vehicles": [...]}]`). Elements are parsed one at a time; the file is never loaded whole.
+/// of objects (`{"vehicles": [...]}`), or an array of such objects (`[{"vehicles": [...]}]`, one
+/// page or several). Elements are parsed one at a time; the file is never loaded whole.
 ///
 /// Shapes, decided by looking at the start of the input:
 /// - `[` … : each element is a record; an element that is not an object is a reject
 ///   (`row.malformed`) and reading goes on. When the array's first element is an object whose
 ///   only member is an array of objects and nothing follows it but `]`, that inner array holds the
-///   records (``wrapperKey`` names its key).
+///   records (``wrapperKey`` names its key). Under a known wrapper key (``knownWrapperKeys``) more
+///   such objects may follow, each a page of records under the same key (an API's pages saved
+///   as one array).
 /// - `{` … : when its first member is an array of objects and any other members are scalars
 ///   (`{"vehicles": [...], "count": 2}`), or one member with a known wrapper key
 ///   (``knownWrapperKeys``: `{"total": 2, "meta": {…}, "vehicles": [...]}`) is an array of
@@ -87,34 +89,37 @@ public final class JSONReader: RecordReader {
 
     public func next() throws -> ReadItem? {
         if state == .start { try begin() }
-        switch state {
-        case .start, .done:
-            return nil
-        case .singleObject:
-            let item = try element()
-            try expectEnd(afterSingle: true)
-            state = .done
-            return item
-        case .firstElement:
-            if try peek() == UInt8(ascii: "]") {
-                advance(to: buffer.start + 1)
-                try close()
+        // A loop: the `]` of one page of a paged array may be followed by an empty page.
+        while true {
+            switch state {
+            case .start, .done:
                 return nil
-            }
-            state = .afterElement
-            return try element()
-        case .afterElement:
-            guard let c = try peek() else { throw error("unexpected end of input; expected ',' or ']'", at: buffer.start) }
-            if c == UInt8(ascii: "]") {
+            case .singleObject:
+                let item = try element()
+                try expectEnd(afterSingle: true)
+                state = .done
+                return item
+            case .firstElement:
+                if try peek() == UInt8(ascii: "]") {
+                    advance(to: buffer.start + 1)
+                    try close()
+                    continue
+                }
+                state = .afterElement
+                return try element()
+            case .afterElement:
+                guard let c = try peek() else { throw error("unexpected end of input; expected ',' or ']'", at: buffer.start) }
+                if c == UInt8(ascii: "]") {
+                    advance(to: buffer.start + 1)
+                    try close()
+                    continue
+                }
+                guard c == UInt8(ascii: ",") else {
+                    throw error("expected ',' or ']' after an array element, found \(JSONParser.describe(c))", at: buffer.start)
+                }
                 advance(to: buffer.start + 1)
-                try close()
-                return nil
+                return try element()
             }
-            guard c == UInt8(ascii: ",") else {
-                throw error("expected ',' or ']' after an array element, found \(JSONParser.describe(c))", at: buffer.start)
-            }
-            advance(to: buffer.start + 1)
-            return try element()
         }
     }
 
@@ -171,7 +176,17 @@ public final class JSONReader: RecordReader {
                 if inArray {
                     var j = end
                     skipSpace(&j)
-                    guard j < p.count, p[j] == UInt8(ascii: "]") else { return nil }
+                    guard j < p.count else { return nil }
+                    if p[j] == UInt8(ascii: ",") {
+                        // Another page (`[{"vehicles": [...]}, {"vehicles": [...]}]`): only under a
+                        // known wrapper key; `[{"options": [{…}], "price": 1}, {…}]` is records.
+                        guard Self.knownWrapperKeys.contains(key.lowercased()) else { return nil }
+                        j += 1
+                        skipSpace(&j)
+                        guard j >= p.count || p[j] == UInt8(ascii: "{") else { return nil }
+                    } else if p[j] != UInt8(ascii: "]") {
+                        return nil
+                    }
                 }
                 return key
             }
@@ -192,7 +207,8 @@ public final class JSONReader: RecordReader {
                 if p[k] == UInt8(ascii: "[") {
                     guard memberIndex == 0 || Self.knownWrapperKeys.contains(key.lowercased()) else { return nil }
                     if case .needMore = outcome { return key }  // too large to be one record: a wrapper
-                    return Self.looksLikeWrapper(p, object: i, array: k, inArray: inArray) ? key : nil
+                    return Self.looksLikeWrapper(
+                        p, object: i, array: k, inArray: inArray, paged: Self.knownWrapperKeys.contains(key.lowercased())) ? key : nil
                 }
                 var member = JSONParser(encoding: encoding)
                 guard case .value(_, let valueEnd) = member.parse(p, from: k, final: eof) else { return nil }
@@ -207,9 +223,12 @@ public final class JSONReader: RecordReader {
 
     /// For an object at `object` that does not parse: true when its first member's array (at
     /// `array`) opens with an object or is empty, and, `inArray`, the object's matching `}` (found
-    /// by counting brackets outside strings) is followed by the outer array's `]`. An object whose
-    /// end lies beyond the look-ahead window counts as a wrapper, as a large one does.
-    static func looksLikeWrapper(_ p: UnsafeBufferPointer<UInt8>, object: Int, array: Int, inArray: Bool) -> Bool {
+    /// by counting brackets outside strings) is followed by the outer array's `]` (or, `paged`, by
+    /// a `,` before the next page). An object whose end lies beyond the look-ahead window counts as
+    /// a wrapper, as a large one does.
+    static func looksLikeWrapper(
+        _ p: UnsafeBufferPointer<UInt8>, object: Int, array: Int, inArray: Bool, paged: Bool = false
+    ) -> Bool {
         func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
         var k = array + 1
         while k < p.count, isSpace(p[k]) { k += 1 }
@@ -221,7 +240,7 @@ public final class JSONReader: RecordReader {
             if brackets.feed(p[i]) == .close, brackets.depth == 0 {
                 var j = i + 1
                 while j < p.count, isSpace(p[j]) { j += 1 }
-                return j >= p.count || p[j] == UInt8(ascii: "]")
+                return j >= p.count || p[j] == UInt8(ascii: "]") || (paged && p[j] == UInt8(ascii: ","))
             }
             i += 1
         }
@@ -237,12 +256,25 @@ public final class JSONReader: RecordReader {
             _ = try peek()
             advance(to: buffer.start + 1)  // [
         }
-        _ = try peek()
+        try enterPage()
+    }
+
+    /// Moves past `{"key" : [` of a wrapping object (the outer array's next page, in a paged
+    /// array): members before the record array are syntax-checked and skipped.
+    private func enterPage() throws {
+        guard try peek() == UInt8(ascii: "{") else {
+            let found = try peek().map(JSONParser.describe) ?? "the end of input"
+            throw error("expected an object holding a \"\(wrapperKey ?? "")\" array (a page), found \(found)", at: buffer.start)
+        }
         advance(to: buffer.start + 1)  // {
         insideObjectWrapper = true
-        // Members before the record array are syntax-checked and skipped.
+        func noRecordArray() -> VinyardError {
+            error(
+                "this page has no \"\(wrapperKey ?? "")\" array; every element of a paged array must hold its records under the same key",
+                at: buffer.start)
+        }
+        if try peek() == UInt8(ascii: "}") { throw noRecordArray() }
         while true {
-            _ = try peek()
             let (key, _, _) = try parseValue(maxDepth: 1)
             guard try peek() == UInt8(ascii: ":") else { throw error("expected ':'", at: buffer.start) }
             advance(to: buffer.start + 1)
@@ -253,12 +285,14 @@ public final class JSONReader: RecordReader {
             }
             _ = try peek()
             _ = try parseValue(maxDepth: valueDepth)
+            if try peek() == UInt8(ascii: "}") { throw noRecordArray() }
             guard try peek() == UInt8(ascii: ",") else { throw error("expected ','", at: buffer.start) }
             advance(to: buffer.start + 1)
         }
     }
 
-    /// After the record array's `]`: the rest of the wrapper, then the end of input.
+    /// After the record array's `]`: the rest of the wrapper, then the next page of a paged array
+    /// (``state`` is `.firstElement` again) or the end of input (`.done`).
     private func close() throws {
         state = .done
         if insideObjectWrapper {
@@ -278,7 +312,14 @@ public final class JSONReader: RecordReader {
             }
         }
         if insideArrayWrapper {
-            guard try peek() == UInt8(ascii: "]") else { throw error("expected ']' closing the outer array", at: buffer.start) }
+            if try peek() == UInt8(ascii: ",") {
+                // A paged array (`[{"vehicles": [...]}, {"vehicles": [...]}]`): the next page.
+                advance(to: buffer.start + 1)
+                try enterPage()
+                state = .firstElement
+                return
+            }
+            guard try peek() == UInt8(ascii: "]") else { throw error("expected ',' or ']' after a page of the outer array", at: buffer.start) }
             advance(to: buffer.start + 1)
         }
         try expectEnd(afterSingle: false)

@@ -93,6 +93,32 @@ import Testing
         #expect(all.first?.record?["id"] == .number("3"))
     }
 
+    /// An API's pages saved as one array (`[{"vehicles": [...]}, {"vehicles": [...]}]`): every
+    /// page's records, in order, with element indices running on (it was exit 64: the outer
+    /// objects were taken as records with no known keys).
+    @Test(arguments: [1, 5, 1 << 20])
+    func pagedArrayOfWrappers(chunk: Int) throws {
+        let text = "[{\"page\": 1, \"vehicles\": [{\"id\": 1}, {\"id\": 2}]},\n {\"vehicles\": []},\n"
+            + " {\"vehicles\": [{\"id\": 3}], \"next\": null}]"
+        let (reader, all) = try items(text, chunk: chunk)
+        #expect(reader.wrapperKey == "vehicles")
+        #expect(all.compactMap(\.record).map { $0["id"] } == [.number("1"), .number("2"), .number("3")])
+        #expect(all.compactMap(\.record).map(\.provenance.index) == [0, 1, 2])
+        #expect(all.last?.record?.provenance.line == 3)
+        // A page without the key is a fatal error that names the key and the place.
+        #expect {
+            _ = try items("[{\"vehicles\": [{\"id\": 1}]},\n {\"total\": 1}]", chunk: chunk)
+        } throws: { ($0 as? VinyardError)?.code == .malformedInput && "\($0)".contains("mem:2:") && "\($0)".contains("\"vehicles\"") }
+        // Not followed by another object: a bare array whose first record has a list.
+        let (bare, two) = try items("[{\"vehicles\": [{\"id\": 1}]}, 7]", chunk: chunk)
+        #expect(bare.wrapperKey == nil)
+        #expect(two.count == 2)
+        // Records whose first member is a list of objects under another key stay records.
+        let (plain, records) = try items("[{\"options\": [{\"k\": 1}], \"id\": 3}, {\"options\": [{\"k\": 2}], \"id\": 4}]", chunk: chunk)
+        #expect(plain.wrapperKey == nil)
+        #expect(records.compactMap(\.record).map { $0["id"] } == [.number("3"), .number("4")])
+    }
+
     @Test func objectWithArrayMemberIsOneRecord() throws {
         let (reader, all) = try items("{\"tags\": [1, 2], \"id\": 3}")
         #expect(reader.wrapperKey == nil)
