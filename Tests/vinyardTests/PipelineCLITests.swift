@@ -530,3 +530,27 @@ let allSamples = [
         #expect(lines.count == 22)
     }
 }
+
+/// A European export (`;`, decimal commas) with a price written `18.990`: asked, not read as a
+/// thousandth of the price; `--decimal comma` reads it as 18990 and leaves the coordinates'
+/// decimal dots alone (they were 52354°, a `coord.latitude` reject).
+@Suite struct DecimalSeparatorCLITests {
+    @Test func dotGroupedPriceIsAskedAndDecimalCommaReadsIt() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("de.csv")
+        try Data("VIN;Make;Price;Latitude;Longitude\n1FTFW1E57KFA14352;Ford;18.990;52.354;4.834\n1HGCV1F52MA000123;Honda;18.990,50;52,354;4,834\n".utf8)
+            .write(to: input)
+        let rejects = dir.appendingPathComponent("rejects.csv").path
+        let asked = try runVinyard(["validate", input.path, "--rejects", rejects, "--report", "json"])
+        #expect(asked.status == 1)
+        #expect(try ParsedReport(asked).findings == ["field.type": 1])
+        #expect(try String(contentsOfFile: rejects, encoding: .utf8).contains("'18.990' is ambiguous"))
+
+        let db = dir.appendingPathComponent("v.db").path
+        let r = try runVinyard(["import", input.path, "--db", db, "--decimal", "comma", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = try runVinyard(["export", "--db", db, "--columns", "vin,price,latitude,longitude", "--sort", "vin"])
+        #expect(out.stdout == "vin,price,latitude,longitude\n1FTFW1E57KFA14352,18990,52.354,4.834\n1HGCV1F52MA000123,18990.5,52.354,4.834\n")
+    }
+}

@@ -1,7 +1,7 @@
 /// Which character separates decimals in text numbers (JSON numbers always use `.`).
 public enum DecimalSeparator: String, Sendable, Hashable, CaseIterable {
-    /// `12.5` and `12,5` are decimals, `1,234.5` and `1.234,5` are understood, and a lone comma
-    /// followed by exactly three digits (`1,234`) is ambiguous and rejected.
+    /// `12.5` and `12,5` are decimals, `1,234.5` and `1.234,5` are understood, and a lone comma or
+    /// dot followed by exactly three digits (`1,234`, `18.990`) is ambiguous and rejected.
     case auto
     /// `.` is the decimal point; `,` groups thousands (`1,234` = 1234).
     case point
@@ -207,9 +207,9 @@ public enum ValueParser {
             let before = sepAt - digitsStart
             let after = n - sepAt - 1
             guard before >= 1, after >= 1 else { return nil }
-            let maybeGroup = after == 3 && before <= 3
+            let maybeGroup = after == 3 && before <= 3 && b[digitsStart] != 0x30
             if b[sepAt] == 0x2E {
-                if decimal == .comma && maybeGroup { return nil }
+                if decimal != .point && maybeGroup { return nil }
             } else if decimal == .point || maybeGroup {
                 return nil
             }
@@ -268,9 +268,9 @@ public enum ValueParser {
             let before = sepAt - digitsStart
             let after = n - sepAt - 1
             guard before >= 1, after >= 1 else { return nil }
-            let maybeGroup = after == 3 && before <= 3
+            let maybeGroup = after == 3 && before <= 3 && b[digitsStart] != 0x30
             if b[sepAt] == 0x2E {
-                if decimal == .comma && maybeGroup { return nil }
+                if decimal != .point && maybeGroup { return nil }
                 return s
             }
             // A comma: a decimal comma unless it could be a thousands separator.
@@ -354,10 +354,13 @@ public enum ValueParser {
                 grouping = 0x2E
             }
         } else if dots.count == 1 {
-            if decimal == .comma, isGroup(b, at: dots[0], start: mantissaStart, end: mantissaEnd) {
-                grouping = 0x2E
-            } else {
-                decimalAt = dots[0]
+            // `18.990`: 18990 with a dot grouping thousands (a European export), or 18.99 with
+            // three decimals? Under `.auto` that is asked, as `1,234` is.
+            let group = exponent.isEmpty && others.isEmpty && isGroup(b, at: dots[0], start: mantissaStart, end: mantissaEnd)
+            switch decimal {
+            case .comma where group: grouping = 0x2E
+            case .auto where group: return .failure(.ambiguous)
+            default: decimalAt = dots[0]
             }
         } else if dots.count > 1 {
             grouping = 0x2E
@@ -425,8 +428,10 @@ public enum ValueParser {
 
     /// True when the separator at `at` is followed by exactly three digits to the end of the
     /// mantissa and preceded by one to three digits: it could be a thousands separator.
+    /// True when the separator at `at` may group thousands: 1-3 digits before it (not a lone
+    /// `0`: `0,125` and `0.125` are decimals) and exactly 3 after.
     private static func isGroup(_ b: [UInt8], at: Int, start: Int, end: Int) -> Bool {
-        guard end - at - 1 == 3, (1...3).contains(at - start) else { return false }
+        guard end - at - 1 == 3, (1...3).contains(at - start), b[start] != 0x30 else { return false }
         for j in start..<end where j != at {
             guard b[j] >= 0x30 && b[j] <= 0x39 else { return false }
         }

@@ -26,16 +26,16 @@ public enum CoordinateValidator {
     }
 
     /// A coordinate written as text, nil when it is not a number. Degrees never group thousands,
-    /// so the comma of `48,137` (ambiguous for other numbers under `.auto`: 48137?) is a decimal
-    /// comma here: 48.137.
+    /// so a lone comma or dot (`48,137`, `48.137`: ambiguous for other numbers under `.auto`,
+    /// thousands under `--decimal comma|point`) is the decimal separator here: 48.137.
     public static func number(_ text: String, decimal: DecimalSeparator = .auto) -> Double? {
-        switch ValueParser.parseNumber(text, decimal: decimal) {
-        case .success(let v): return v
-        case .failure(.ambiguous) where decimal == .auto:
-            if case .success(let v) = ValueParser.parseNumber(text, decimal: .comma) { return v }
-            return nil
-        case .failure: return nil
+        var dots = 0, commas = 0
+        for b in text.utf8 {
+            if b == UInt8(ascii: ".") { dots += 1 } else if b == UInt8(ascii: ",") { commas += 1 }
         }
+        let separator: DecimalSeparator = dots + commas == 1 ? (commas == 1 ? .comma : .point) : decimal
+        if case .success(let v) = ValueParser.parseNumber(text, decimal: separator) { return v }
+        return nil
     }
 
     /// One coordinate as written (`text`) and as parsed (`value`, nil when it is not a number).

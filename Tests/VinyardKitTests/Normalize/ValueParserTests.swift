@@ -35,7 +35,30 @@ import Testing
         #expect(ValueParser.parseInteger("150.00") == .success(150))
         #expect(ValueParser.parseInteger("1500.000") == .success(1500))
         #expect(ValueParser.parseInteger("1.500.000") == .success(1_500_000))
-        #expect(ValueParser.parseNumber("12.000") == .success(12))
+        #expect(ValueParser.parseNumber("12.000") == .failure(.ambiguous))
+        #expect(ValueParser.parseNumber("12.000", decimal: .point) == .success(12))
+    }
+
+    /// `18.990` in a decimal field is 18990 with a dot grouping thousands (a European price) or
+    /// 18.99 with three decimals: asked under `auto`, as `1,234` is (it was read as 18.99, a
+    /// thousandth of a German price, without a word). A lone leading `0` is never a group.
+    @Test func dotGroupInDecimalFieldsIsAsked() {
+        for text in ["18.990", "1.234", "-999.500", "+12.000"] {
+            #expect(ValueParser.parseNumber(text) == .failure(.ambiguous), "\(text)")
+        }
+        #expect(ValueParser.parseNumber("18.990", decimal: .comma) == .success(18_990))
+        #expect(ValueParser.parseNumber("18.990", decimal: .point) == .success(18.99))
+        for (text, value) in [("0.125", 0.125), ("0,125", 0.125), ("-0.500", -0.5), ("1234.567", 1234.567), ("12.5", 12.5),
+                              ("18.990,50", 18_990.5), ("18,990.50", 18_990.5), ("1.234e3", 1234), ("1.5", 1.5), (".5", 0.5)] {
+            #expect(ValueParser.parseNumber(text) == .success(value), "\(text)")
+        }
+        #expect(ValueParser.parseNumber("0.125", decimal: .comma) == .success(0.125))
+        // Degrees never group thousands: a coordinate's dot or comma is its decimal separator.
+        #expect(CoordinateValidator.number("48.137") == 48.137)
+        #expect(CoordinateValidator.number("48,137") == 48.137)
+        #expect(CoordinateValidator.number("52.354", decimal: .comma) == 52.354)
+        #expect(CoordinateValidator.number("52,354", decimal: .point) == 52.354)
+        #expect(CoordinateValidator.number("-3.7495758", decimal: .comma) == -3.7495758)
     }
 
     /// `45,210` or `45.210` in a whole-number field: 45.21 is not whole, so the grouped reading
