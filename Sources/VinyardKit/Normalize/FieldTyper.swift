@@ -67,6 +67,7 @@ final class FieldTyper {
     /// True for values that count as absent: null, blank text, an empty array, and the texts
     /// exports write for a missing value (`NULL`, `N/A`, `NA`, `#N/A`, `None`, `nil`, `-`, `--`,
     /// any case, trimmed).
+    @inline(__always)  // In the mapper's loop: out of line, it cost a copy (retain) of every value.
     static func isEmpty(_ raw: RawValue) -> Bool {
         switch raw {
         case .null: return true

@@ -28,7 +28,10 @@ public enum CoordinateValidator {
     /// A coordinate written as text, nil when it is not a number. Degrees never group thousands,
     /// so a lone comma or dot (`48,137`, `48.137`: ambiguous for other numbers under `.auto`,
     /// thousands under `--decimal comma|point`) is the decimal separator here: 48.137.
+    @inline(never)  // Inlined into the mapper's loop, it pushed other calls there out of line.
     public static func number(_ text: String, decimal: DecimalSeparator = .auto) -> Double? {
+        // Most coordinates have more than three decimals: one exact parse, whichever separator.
+        if let exact = text.withUTF8Bytes({ ValueParser.exactDecimal($0, decimal: .auto) }) { return exact }
         // Contiguous UTF-8 read in place (a walk of `utf8` by index costs more per byte).
         let (dots, commas) = text.withUTF8Bytes { bytes in
             var dots = 0, commas = 0
