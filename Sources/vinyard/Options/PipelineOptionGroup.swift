@@ -16,7 +16,7 @@ struct PipelineOptionGroup: ParsableArguments {
     @Flag(help: "Reject AutoScout vehicles that are not accident-free (default: load them with a vehicle.accident warning).")
     var rejectAccidents = false
 
-    @Option(help: "Decimal separator of text numbers: auto, point or comma (default: auto; '1,234' is then ambiguous and rejected).")
+    @Option(help: "Decimal separator of text numbers: auto, point or comma. Under auto, '1,234' and '18.990' (thousands, or three decimals?) are ambiguous and rejected; coordinates always read their one separator as the decimal one.")
     var decimal: String = "auto"
 
     @Option(name: .customLong("date-format"), help: "How the input writes dates, e.g. MM/dd/yyyy or dd/MM/yyyy (tokens yyyy, MM/M, dd/d; default: ISO yyyy-MM-dd, dd.MM.yyyy, MM/yyyy; ISO dates are always read).")
