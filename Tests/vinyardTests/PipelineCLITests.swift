@@ -554,3 +554,33 @@ let allSamples = [
         #expect(out.stdout == "vin,price,latitude,longitude\n1FTFW1E57KFA14352,18990,52.354,4.834\n1HGCV1F52MA000123,18990.5,52.354,4.834\n")
     }
 }
+
+/// The rejects CSV's columns are the input's, whatever the first reject is: a ragged row's fields
+/// beyond the header went in as columns `_extra_1`, `_extra_2` (empty on every later row), and a
+/// malformed JSON element first left no columns at all (every later record's fields in `_extra`).
+@Suite struct RejectsColumnsTests {
+    @Test func firstRejectDoesNotSkewTheColumns() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let ragged = dir.appendingPathComponent("rag.csv")
+        try Data("vin,make,year\n1FTFW1E57KFA14352,Ford,2019,extra,more\n1HGCV1F52MA000123,Honda,20x1\n".utf8).write(to: ragged)
+        let out = dir.appendingPathComponent("rag.rejects.csv").path
+        _ = try runVinyard(["validate", ragged.path, "--rejects", out])
+        let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.first == "vin,make,year,_input,_line,_findings,_extra")
+        #expect(lines.count == 3)
+        #expect(lines[1].hasSuffix(#""{""_extra_1"":""extra"",""_extra_2"":""more""}""#), "\(lines[1])")
+        #expect(lines[2].hasPrefix("1HGCV1F52MA000123,Honda,20x1,"))
+        #expect(lines[2].hasSuffix(","), "nothing in _extra: \(lines[2])")
+
+        let json = dir.appendingPathComponent("mal.json")
+        try Data("[{\"vin\": tru},\n{\"vin\":\"1HGCV1F52MA000124\",\"make\":\"Honda\"}]".utf8).write(to: json)
+        let jsonOut = dir.appendingPathComponent("mal.rejects.csv").path
+        _ = try runVinyard(["validate", json.path, "--rejects", jsonOut])
+        let jsonLines = try String(contentsOfFile: jsonOut, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(jsonLines.first == "vin,make,_input,_line,_findings,_extra")
+        #expect(jsonLines.count == 3)
+        #expect(jsonLines[1].hasPrefix(",,") && jsonLines[1].contains("row.malformed"))
+        #expect(jsonLines[2].hasPrefix("1HGCV1F52MA000124,Honda,"))
+    }
+}

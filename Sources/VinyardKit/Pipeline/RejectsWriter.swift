@@ -1,9 +1,10 @@
 /// Writes rejected records for sending back to whoever made the file: each with its original
 /// fields plus `_input`, `_line` and `_findings` (the codes and messages that rejected it).
 ///
-/// CSV (the default) takes its columns from the first rejected record; fields a later record has
-/// beyond them, and the original text of a row that could not be split into fields, go to a final
-/// `_extra` column as JSON, so nothing is lost. JSON Lines (a path ending in `.jsonl` or `.ndjson`,
+/// CSV (the default) takes its columns from the first rejected record that has fields (not counting
+/// a ragged row's fields beyond the header); fields a record has beyond them, and the original
+/// text of a row that could not be split into fields, go to a final `_extra` column as JSON, so
+/// nothing is lost. JSON Lines (a path ending in `.jsonl` or `.ndjson`,
 /// before any `.gz`) writes one object per reject with `_findings` as an array of objects; JSON
 /// (a path ending in `.json`) writes the same objects as one array. A `.tsv` path gets tabs.
 public final class RejectsWriter {
@@ -59,12 +60,45 @@ public final class RejectsWriter {
             return
         }
         if csv == nil {
-            columns = fields.map(\.name)
+            // A row that could not be split has no fields to name the columns: held (in order)
+            // until a reject that has them, so the file still gets the input's columns.
+            if fields.isEmpty, pending.count < Self.pendingLimit {
+                pending.append(Pending(fields: fields, provenance: provenance, text: text, findings: findings))
+                return
+            }
+            // A ragged row's fields beyond the header (`_extra_1`, …) are not columns of the
+            // input: they go to `_extra`, as they do for any later ragged row.
+            columns = fields.map(\.name).filter { !Self.isReaderExtraName($0) }
             for (i, name) in columns.enumerated() { columnIndex[name, default: []].append(i) }
             csv = CSVWriter(
                 sink: sink, columns: columns + ["_input", "_line", "_findings", "_extra"],
                 delimiter: delimiter)
+            let held = pending
+            pending = []
+            for p in held { try writeRow(fields: p.fields, provenance: p.provenance, text: p.text, findings: p.findings) }
         }
+        try writeRow(fields: fields, provenance: provenance, text: text, findings: findings)
+    }
+
+    /// A reject held until the CSV columns are known.
+    private struct Pending {
+        var fields: [RawField]
+        var provenance: Provenance
+        var text: String?
+        var findings: [Finding]
+    }
+    private var pending: [Pending] = []
+    /// Rejects without fields held at most before the columns are settled without them.
+    static let pendingLimit = 1000
+
+    /// `_extra_N`: the name the CSV reader gives a field beyond the header.
+    static func isReaderExtraName(_ name: String) -> Bool {
+        guard name.hasPrefix("_extra_") else { return false }
+        let digits = name.dropFirst(7)
+        return !digits.isEmpty && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber)
+    }
+
+    private func writeRow(fields: [RawField], provenance: Provenance, text: String?, findings: [Finding]) throws {
         var row = [String?](repeating: nil, count: columns.count + 4)
         var extra: [RawField] = []
         var filled = [Bool](repeating: false, count: columns.count)
@@ -105,6 +139,9 @@ public final class RejectsWriter {
         if csv == nil {
             csv = CSVWriter(
                 sink: sink, columns: ["_input", "_line", "_findings", "_extra"], delimiter: delimiter)
+            let held = pending
+            pending = []
+            for p in held { try writeRow(fields: p.fields, provenance: p.provenance, text: p.text, findings: p.findings) }
         }
         try csv?.finish()
     }
