@@ -584,3 +584,24 @@ let allSamples = [
         #expect(jsonLines[2].hasPrefix("1HGCV1F52MA000124,Honda,"))
     }
 }
+
+/// `validate` counts the `key.conflict`s an import into an empty database finds when a repeated
+/// key's later record leaves fields empty: only a field both records fill can conflict (it
+/// reported the Ford, whose later record only left the colour empty).
+@Suite struct ValidateMatchesImportOnSparseDuplicates {
+    @Test func sparseLaterRecordConflictsOnlyOnSharedFields() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("sparse.csv")
+        try Data(
+            ("vin,make,color,odometer_km\n1FTFW1E57KFA14352,Ford,Red,72400\n1FTFW1E57KFA14352,Ford,,72400\n"
+                + "1HGCV1F52MA000123,Honda,Blue,100\n1HGCV1F52MA000123,Honda,,200\n").utf8
+        ).write(to: input)
+        let validate = try ParsedReport(try runVinyard(["validate", input.path, "--report", "json"]))
+        let db = dir.appendingPathComponent("v.db").path
+        let imported = try ParsedReport(try runVinyard(["import", input.path, "--db", db, "--report", "json"]))
+        #expect(validate.findings == ["key.conflict": 1])
+        #expect(imported.findings == validate.findings)
+        for key in ["read", "inserted", "duplicates", "rejected"] { #expect(validate.int(key) == imported.int(key), "\(key)") }
+    }
+}

@@ -3,14 +3,15 @@
 ///
 /// The newest keys live in memory: 256 open-addressing parts chosen by the hash's top byte, each at
 /// most three quarters full and doubled on its own, so growing never holds two copies of the whole
-/// table (32 bytes a slot). When ``liveLimit`` keys are live they move to a ``SortedRunFile`` as
+/// table (48 bytes a slot). When ``liveLimit`` keys are live they move to a ``SortedRunFile`` as
 /// one run (parts in top-byte order, each sorted: the run is sorted without a second copy in
 /// memory), and memory starts over. A key is in exactly one place: an update of a spilled key is
 /// written in place.
 struct KeyTable: Sendable {
-    /// Live keys before a spill: 640k keys, about 2,500 a part, stay within 256 parts of 4,096
-    /// slots (32 MiB; at 768k keys half the parts passed 3/4 full and doubled, 48 MiB).
-    static let defaultLiveLimit = 640 * 1024
+    /// Live keys before a spill: 360k keys, about 1,440 a part, stay within 256 parts of 2,048
+    /// slots (48 bytes a slot: 24 MiB; at 1,536 a part on average, half the parts would pass 3/4
+    /// full and double).
+    static let defaultLiveLimit = 360 * 1024
 
     private var parts = [Part](repeating: Part(), count: 256)
     private var liveCount = 0
@@ -74,7 +75,7 @@ struct KeyTable: Sendable {
 
     /// Moves the live keys to a new sorted run in the file and empties memory.
     private mutating func spillLive() throws {
-        guard let file = spill ?? (try? SortedRunFile(recordSize: 32, what: "the keys seen so far", directory: spillDirectory)) else {
+        guard let file = spill ?? (try? SortedRunFile(recordSize: Self.recordSize, what: "the keys seen so far", directory: spillDirectory)) else {
             // No temporary file can be created (a read-only $TMPDIR): keep every key in memory,
             // as before there was a file, rather than fail the run.
             liveLimit = .max
@@ -92,13 +93,18 @@ struct KeyTable: Sendable {
         liveCount = 0
     }
 
-    /// A spilled record: key hash, values hash, mask, input, line.
+    /// Bytes of a spilled record.
+    static let recordSize = 48
+
+    /// A spilled record: key hash, values hash, mask, input, line, fingerprints.
     private static func encode(_ key: UInt64, _ entry: KeyTracker.Entry, into bytes: inout [UInt8]) {
         withUnsafeBytes(of: key) { bytes.append(contentsOf: $0) }
         withUnsafeBytes(of: entry.valuesHash) { bytes.append(contentsOf: $0) }
         withUnsafeBytes(of: entry.mask) { bytes.append(contentsOf: $0) }
         withUnsafeBytes(of: entry.input) { bytes.append(contentsOf: $0) }
         withUnsafeBytes(of: entry.line) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: entry.fingerprints.0) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: entry.fingerprints.1) { bytes.append(contentsOf: $0) }
     }
 
     private static func decode(_ bytes: UnsafeRawBufferPointer) -> KeyTracker.Entry {
@@ -106,7 +112,11 @@ struct KeyTable: Sendable {
             valuesHash: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
             mask: bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self),
             input: bytes.loadUnaligned(fromByteOffset: 24, as: Int32.self),
-            line: bytes.loadUnaligned(fromByteOffset: 28, as: Int32.self))
+            line: bytes.loadUnaligned(fromByteOffset: 28, as: Int32.self),
+            fingerprints: (
+                bytes.loadUnaligned(fromByteOffset: 32, as: UInt64.self),
+                bytes.loadUnaligned(fromByteOffset: 40, as: UInt64.self)
+            ))
     }
 
     private struct Part: Sendable {

@@ -1,19 +1,33 @@
 /// Finds duplicate keys within a run without a database (`validate`, `convert`): it keeps a 64-bit
-/// hash of each key with a hash of the record's values and where the key was first seen, so
-/// `validate` counts exactly the duplicates and `key.conflict`s an import into an empty database
-/// would.
+/// hash of each key with a hash of the record's values, a byte of each of its first filled
+/// fields' hashes, and where the key was first seen, so `validate` counts the duplicates and
+/// `key.conflict`s an import into an empty database would (see ``observe(key:signature:input:line:)``).
 ///
 /// - Complexity: O(1) expected per record. Memory is bounded: at most ``KeyTable/defaultLiveLimit``
-///   keys are kept in memory (about 32 MB); older ones move to sorted runs in a temporary file,
-///   each with a Bloom filter in memory (about 1.3 bytes a key), so a 5M-row file needs ~40 MB
-///   instead of ~260 MB. A database import keeps no such table (it uses the key index instead).
+///   keys are kept in memory (about 24 MB); older ones move to sorted runs in a temporary file,
+///   each with a Bloom filter in memory (about 1.3 bytes a key), so a 5M-row file needs ~30 MB
+///   instead of ~380 MB. A database import keeps no such table (it uses the key index instead).
 public struct KeyTracker: Sendable {
     struct Entry: Sendable {
         var valuesHash: UInt64
         var mask: UInt64
         var input: Int32
         var line: Int32
+        /// One byte of each filled field's hash, for the first ``fingerprintCount`` fields of
+        /// `mask` in field order (two words: byte `k` is the `k`-th filled field's).
+        var fingerprints: (UInt64, UInt64) = (0, 0)
+
+        init(valuesHash: UInt64, mask: UInt64, input: Int32, line: Int32, fingerprints: (UInt64, UInt64) = (0, 0)) {
+            self.valuesHash = valuesHash
+            self.mask = mask
+            self.input = input
+            self.line = line
+            self.fingerprints = fingerprints
+        }
     }
+
+    /// Filled fields with a fingerprint per key.
+    static let fingerprintCount = 16
 
     /// A record's values as the tracker compares them: a per-field hash (zero for an empty field)
     /// for the fields that count (see ``ConflictRule``).
@@ -34,6 +48,26 @@ public struct KeyTracker: Sendable {
                 return m
             }
         }
+        /// A byte of each field hash within `mask`, in field order, for the first
+        /// ``KeyTracker/fingerprintCount`` of them (see ``Entry/fingerprints``).
+        func fingerprints(within mask: UInt64) -> (UInt64, UInt64) {
+            fieldHashes.withUnsafeBufferPointer { hashes in
+                var words: (UInt64, UInt64) = (0, 0)
+                var rest = mask
+                var k: UInt64 = 0
+                while rest != 0, k < UInt64(KeyTracker.fingerprintCount) {
+                    let i = rest.trailingZeroBitCount
+                    rest &= rest - 1
+                    guard i < hashes.count else { break }
+                    // The top byte: the low bit of a text hash is forced to 1.
+                    let byte = hashes[i] >> 56
+                    if k < 8 { words.0 |= byte << (8 * k) } else { words.1 |= byte << (8 * (k - 8)) }
+                    k += 1
+                }
+                return words
+            }
+        }
+
         /// XOR of the field hashes within `mask`.
         func hash(within mask: UInt64) -> UInt64 {
             if let summary, summary.mask == mask, fieldHashes.count <= 64 { return summary.hash }
@@ -67,9 +101,10 @@ public struct KeyTracker: Sendable {
     /// Records a key with its record's signature, seen at input number `input`, `line`.
     ///
     /// A repeated key conflicts when a field that both records fill differs, as an import finds it.
-    /// That is exact when the later record fills at least the fields the earlier one did; when it
-    /// fills fewer, any difference in the earlier record's values counts (the tracker keeps one
-    /// hash per key, not every value).
+    /// When the later record fills at least the fields the earlier one did, one hash of the
+    /// earlier values decides. When it fills fewer (or others), a byte of each of the earlier
+    /// record's first ``fingerprintCount`` filled fields decides, field by field: a differing
+    /// value goes unnoticed with odds of 1 in 256, and fields past those are not compared.
     /// - Throws: ``VinyardError`` `.io` when the temporary file for older keys cannot be written.
     public mutating func observe(key: String, signature: Signature, input: Int, line: Int) throws -> Outcome {
         try observe(KeyHash(key), signature: signature, input: input, line: line)
@@ -84,21 +119,45 @@ public struct KeyTracker: Sendable {
         let mask = signature.mask
         var conflict = false
         let earlier = try seen.upsert(h.value) { entry in
+            let fingerprints = signature.fingerprints(within: mask)
             guard let entry else {
                 return Entry(
                     valuesHash: signature.hash(within: mask), mask: mask, input: Int32(clamping: input),
-                    line: Int32(clamping: line))
+                    line: Int32(clamping: line), fingerprints: fingerprints)
             }
             if entry.mask & mask == entry.mask {
                 conflict = signature.hash(within: entry.mask) != entry.valuesHash
             } else {
-                conflict = signature.hash(within: mask) != entry.valuesHash
+                conflict = Self.fingerprintsDiffer(entry, signature, mask)
             }
             // With the default policy `last`, the later record replaces the earlier one.
-            return Entry(valuesHash: signature.hash(within: mask), mask: mask, input: entry.input, line: entry.line)
+            return Entry(
+                valuesHash: signature.hash(within: mask), mask: mask, input: entry.input, line: entry.line,
+                fingerprints: fingerprints)
         }
         guard let earlier else { return .new }
         return .duplicate(conflict: conflict, firstInput: Int(earlier.input), firstLine: Int(earlier.line))
+    }
+}
+
+extension KeyTracker {
+    /// True when a field both records fill has a different fingerprint (the earlier record's
+    /// first ``fingerprintCount`` filled fields only).
+    static func fingerprintsDiffer(_ earlier: Entry, _ later: Signature, _ laterMask: UInt64) -> Bool {
+        later.fieldHashes.withUnsafeBufferPointer { hashes in
+            var rest = earlier.mask
+            var k: UInt64 = 0
+            while rest != 0, k < UInt64(fingerprintCount) {
+                let i = rest.trailingZeroBitCount
+                rest &= rest - 1
+                defer { k += 1 }
+                guard laterMask & (1 << UInt64(i)) != 0, i < hashes.count else { continue }
+                let word = k < 8 ? earlier.fingerprints.0 : earlier.fingerprints.1
+                let stored = (word >> (8 * (k % 8))) & 0xFF
+                if stored != hashes[i] >> 56 { return true }
+            }
+            return false
+        }
     }
 }
 

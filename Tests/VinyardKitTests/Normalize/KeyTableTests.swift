@@ -77,6 +77,43 @@ import Testing
         #expect(conflicts > 1_000)
     }
 
+    /// A repeated key conflicts exactly when a field both records fill differs, as an import
+    /// compares them, also when the later record fills fewer fields (it was a conflict whenever
+    /// any earlier value differed, emptied ones included), in memory and through spilled runs.
+    @Test(arguments: [KeyTable.defaultLiveLimit, 29])
+    func conflictsCompareOnlyFieldsBothFill(liveLimit: Int) throws {
+        var tracker = KeyTracker(liveKeyLimit: liveLimit)
+        var rng = SplitMix64(seed: 11)
+        // Per field, three values whose hashes differ in their top byte (the fingerprint).
+        let pool: [[UInt64]] = (0..<6).map { f in (0..<3).map { v in (UInt64(f * 3 + v + 1) << 56) | (rng.next() >> 8) | 1 } }
+        var last: [String: [UInt64]] = [:]
+        var fewerFieldCases = 0, conflicts = 0
+        for line in 1...8_000 {
+            let key = "K\(rng.next() % 700)"
+            let fields = (0..<6).map { f -> UInt64 in
+                let r = rng.next() % 6
+                return r >= 3 ? 0 : pool[f][Int(r)]
+            }
+            let outcome = try tracker.observe(key: key, signature: KeyTracker.Signature(fieldHashes: fields), input: 0, line: line)
+            if let earlier = last[key] {
+                let expected = zip(earlier, fields).contains { $0 != 0 && $1 != 0 && $0 != $1 }
+                guard case .duplicate(let conflict, _, _) = outcome else {
+                    Issue.record("line \(line): \(key) not a duplicate")
+                    break
+                }
+                #expect(conflict == expected, "line \(line): \(earlier) then \(fields)")
+                if conflict != expected { break }
+                if zip(earlier, fields).contains(where: { $0 != 0 && $1 == 0 }) { fewerFieldCases += 1 }
+                if conflict { conflicts += 1 }
+            } else {
+                #expect(outcome == .new)
+            }
+            last[key] = fields
+        }
+        #expect(fewerFieldCases > 2_000)
+        #expect(conflicts > 1_000)
+    }
+
     /// Without a writable directory for the runs, the table keeps every key in memory instead of
     /// failing, and the run keys of an import say there is no more room (the import then builds
     /// the real key index and goes on with it).
