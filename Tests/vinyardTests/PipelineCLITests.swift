@@ -605,3 +605,26 @@ let allSamples = [
         for key in ["read", "inserted", "duplicates", "rejected"] { #expect(validate.int(key) == imported.int(key), "\(key)") }
     }
 }
+
+/// A JSON Lines feed with nested coordinates and measurements loads them, and names the nested
+/// member it does not load by its path.
+@Suite struct NestedJSONCLITests {
+    @Test func nestedValuesLoadAndUnloadedMembersAreNamed() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("feed.jsonl")
+        try Data(
+            ("{\"vin\":\"1FTFW1E57KFA14352\",\"gps\":{\"lat\":52.35,\"lng\":4.83,\"accuracy\":5}}\n"
+                + "{\"vin\":\"1HGCV1F52MA000123\",\"odometer\":{\"value\":1000,\"unit\":\"mi\"}}\n").utf8
+        ).write(to: input)
+        let db = dir.appendingPathComponent("v.db").path
+        let r = try runVinyard(["import", input.path, "--db", db, "--report", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try ParsedReport(r)
+        #expect(report.int("inserted") == 2)
+        let warnings = (report.inputs.first?["warnings"] as? [String]) ?? []
+        #expect(warnings.contains { $0.contains("'gps.accuracy'") }, "\(warnings)")
+        let out = try runVinyard(["export", "--db", db, "--columns", "vin,latitude,longitude,odometer_km", "--sort", "vin"])
+        #expect(out.stdout == "vin,latitude,longitude,odometer_km\n1FTFW1E57KFA14352,52.35,4.83,\n1HGCV1F52MA000123,,,1609\n")
+    }
+}

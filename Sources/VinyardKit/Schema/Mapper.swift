@@ -204,6 +204,78 @@ public final class Mapper {
         return result
     }
 
+    /// A JSON record's nested objects, read as fields (nil when the record has none to read):
+    /// - a measurement under a field's key (`"odometer": {"value": 1200, "unit": "mi"}`, or
+    ///   `amount` and `currency`) is that field's value with its unit (`1200 mi`);
+    /// - an object whose members name fields (`"location": {"lat": 52.3, "lng": 4.8}`, matched as
+    ///   `location lat`, then as `lat`) gives those members as fields; its other members become
+    ///   `location.name` keys, reported as not loaded like any unmapped key.
+    /// An object under a field that takes one (a list field's JSON) or whose members name no
+    /// field stays as it is. The raw record kept for rejects and duplicates is the original.
+    private func flattenedFields(_ fields: [RawField]) -> [RawField]? {
+        var nested = false
+        for field in fields {
+            if case .object = field.value {
+                nested = true
+                break
+            }
+        }
+        guard nested else { return nil }
+        var out: [RawField] = []
+        var changed = false
+        for field in fields {
+            guard case .object(let members) = field.value, !members.isEmpty else {
+                out.append(field)
+                continue
+            }
+            let outer = slots(for: field.name)
+            if outer.contains(where: { if case .assign(_, _, _, true) = $0.kind { true } else { false } }) {
+                out.append(field)
+                continue
+            }
+            if !outer.isEmpty, let text = Self.measurementText(members) {
+                out.append(RawField(field.name, .string(text)))
+                changed = true
+                continue
+            }
+            var named: [RawField] = [], others: [RawField] = []
+            for member in members {
+                let joined = field.name + " " + member.name
+                if !slots(for: joined).isEmpty {
+                    named.append(RawField(joined, member.value))
+                } else if !slots(for: member.name).isEmpty {
+                    named.append(RawField(member.name, member.value))
+                } else {
+                    others.append(RawField(field.name + "." + member.name, member.value))
+                }
+            }
+            guard !named.isEmpty else {
+                out.append(field)
+                continue
+            }
+            changed = true
+            out += named
+            out += others
+        }
+        return changed ? out : nil
+    }
+
+    /// `1200 km` for `{"value": 1200, "unit": "km"}` (or `amount` and `currency`: `32500 EUR`).
+    static func measurementText(_ members: [RawField]) -> String? {
+        guard members.count == 2 else { return nil }
+        var number: String?, unit: String?
+        for m in members {
+            switch (m.name.lowercased(), m.value) {
+            case ("value", .number(let n)), ("amount", .number(let n)): number = n
+            case ("value", .string(let n)), ("amount", .string(let n)): number = n
+            case ("unit", .string(let u)), ("currency", .string(let u)): unit = u
+            default: return nil
+            }
+        }
+        guard let number, let unit, !unit.isEmpty else { return nil }
+        return number + " " + unit
+    }
+
     private func plan(for fields: [RawField]) -> [PlanEntry] {
         if fields.count == layoutNames.count {
             var same = true
@@ -336,7 +408,8 @@ public final class Mapper {
     /// storage is reused when nothing else holds it (no allocation, and no generic per-element
     /// destruction of the previous row's values).
     func map(_ raw: RawRecord, into record: inout CanonicalRecord) {
-        let plan = plan(for: raw.fields)
+        let fields = flattenedFields(raw.fields) ?? raw.fields
+        let plan = plan(for: fields)
         if !layoutNoted {
             layoutNoted = true
             for column in layoutShadowed { pendingShadowed.append((column, raw.provenance)) }
@@ -370,7 +443,7 @@ public final class Mapper {
         var longitude: CoordinateValidator.CoordinateInput?
 
         for entry in plan {
-            let value = raw.fields[entry.rawIndex].value
+            let value = fields[entry.rawIndex].value
             if FieldTyper.isEmpty(value) { continue }
             switch entry.slot.kind {
             case .assign(let f, let factor, let pattern, let asJSON):

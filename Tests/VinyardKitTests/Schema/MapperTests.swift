@@ -476,3 +476,43 @@ import Testing
         #expect(m.map(rawRecord([("lat", .number("0")), ("long", .number("0"))])).codes == ["coord.null_island"])
     }
 }
+
+/// JSON records that nest their values (telematics feeds): coordinates under `location`/`gps`,
+/// a measurement with its unit. They were rejects (`location` is an alias of `address`: an
+/// object where a single value is expected) or not loaded at all.
+@Suite struct NestedObjectMappingTests {
+    @Test func nestedCoordinatesAndMeasurementsAreRead() throws {
+        let m = try mapper("fleet")
+        let r = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("location", .object([RawField("lat", .number("52.35")), RawField("lng", .number("4.83")), RawField("accuracy", .number("5"))])),
+                ("odometer", .object([RawField("value", .number("1000")), RawField("unit", .string("mi"))])),
+                ("price", .object([RawField("amount", .number("32500")), RawField("currency", .string("EUR"))])),
+            ]))
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        #expect(r.value("latitude", in: m) == .real(52.35))
+        #expect(r.value("longitude", in: m) == .real(4.83))
+        #expect(r.value("odometer_km", in: m) == .integer(1609))
+        #expect(r.value("price", in: m) == .real(32500))
+        #expect(r.value("address", in: m) == nil)
+        // The raw record kept for rejects and duplicates is the one read.
+        #expect(r.raw.fields.map(\.name) == ["vin", "location", "odometer", "price"])
+
+        // Members matched with their object's name first (`gps lat` is an alias), then alone.
+        let gps = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("gps", .object([RawField("lat", .number("-3.5")), RawField("lon", .number("40.25"))])),
+            ]))
+        #expect(gps.value("latitude", in: m) == .real(-3.5))
+        #expect(gps.value("longitude", in: m) == .real(40.25))
+        // An object whose members name no field stays what it was: a reject for a text field.
+        let address = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("address", .object([RawField("street", .string("Königsallee 60")), RawField("city", .string("Düsseldorf"))])),
+            ]))
+        #expect(address.findings.map(\.code) == [.fieldType])
+    }
+}
