@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+import VinyardKit
+
+/// Black-box findings of review 11 (a line-by-line audit of DESIGN.md), each run through the built binary.
+@Suite struct Review11Tests {
+    /// Writes `text` to `name` in `dir` and returns its path.
+    static func write(_ text: String, _ name: String, in dir: URL) throws -> String {
+        let url = dir.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    /// The objects of a JSON array printed on standard output.
+    static func objects(_ r: RunResult) throws -> [[String: Any]] {
+        try #require(JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]], "\(r.stdout)\(r.stderr)")
+    }
+
+    /// A letter typed into the serial's last four positions (Z for 2, G for 6, S for 5) is the
+    /// typo `decode` names: a second confusion elsewhere that also passes the check digit (B → 8 at
+    /// position 12, G → 6 at position 7) made the repair ambiguous, and no probable VIN was given.
+    @Test func checkDigitTypoInTheSerialIsRepaired() throws {
+        let cases = [
+            ("1FTFW1E5XPFB1Z346", "1FTFW1E5XPFB12346"), ("1FTFW1E5XPFB1234G", "1FTFW1E5XPFB12346"),
+            ("WBA8E9G52HNU1Z345", "WBA8E9G52HNU12345"), ("KNAFU4A2XD57395S1", "KNAFU4A2XD5739551"),
+        ]
+        let r = try runVinyard(["decode", "--format", "json"] + cases.map(\.0))
+        #expect(r.status == 0, "\(r.stderr)")
+        let decoded = try Self.objects(r)
+        #expect(decoded.count == cases.count)
+        for (object, (typed, intended)) in zip(decoded, cases) {
+            #expect(object["suggestion"] as? String == intended, "\(typed): \(object)")
+            let findings = object["findings"] as? [[String: Any]] ?? []
+            let message = findings.first { $0["code"] as? String == "vin.check_digit" }?["message"] as? String
+            #expect(message?.contains("probable VIN \(intended)") == true, "\(typed): \(message ?? "no vin.check_digit")")
+        }
+    }
+}
