@@ -35,4 +35,24 @@ import VinyardKit
             #expect(message?.contains("probable VIN \(intended)") == true, "\(typed): \(message ?? "no vin.check_digit")")
         }
     }
+
+    /// A price written with its currency and one thousands group (`18.990 €`, as AutoScout24
+    /// lists it, `$18,990`) is 18990: it was read as 18.99, or rejected as ambiguous.
+    @Test func currencyAmountWithOneThousandsGroup() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = try Self.write(
+            """
+            {"vehicles":[{"ID":"1","Make":"BMW","Price":"18.990 €","FirstRegistration":"03/2019"},
+            {"ID":"2","Make":"BMW","Price":"$18,990","FirstRegistration":"03/2019"},
+            {"ID":"3","Make":"BMW","Price":"EUR 1.250","FirstRegistration":"03/2019"},
+            {"ID":"4","Make":"BMW","Price":"18.990,50 €","FirstRegistration":"03/2019"},
+            {"ID":"5","Make":"BMW","Price":"18.99 €","FirstRegistration":"03/2019"},
+            {"ID":"6","Make":"BMW","Price":18.990,"FirstRegistration":"03/2019"}]}
+            """, "as.json", in: dir)
+        let r = try runVinyard(["convert", input, "-o", "-", "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let prices = try Self.objects(r).map { $0["price"] as? Double }
+        #expect(prices == [18990, 18990, 1250, 18990.5, 18.99, 18.99])
+    }
 }

@@ -216,7 +216,8 @@ final class FieldTyper {
         case .failure(.invalid):
             if let typed = withValueUnit(text, { number(.string($0), unitFactor: $1) }) { return typed }
             // `$32,500.00`, `18.990 €`, `EUR 1200`: an amount with its currency.
-            if field.unit == nil, let amount = Self.withoutCurrency(text) {
+            if field.unit == nil, var amount = Self.withoutCurrency(text) {
+                if decimal == .auto, let whole = Self.oneThousandsGroup(amount) { amount = whole }
                 return quotingAsWritten(number(.string(amount), unitFactor: unitFactor), typed: amount, written: text)
             }
             return .failure(numberFailure(.invalid, text, whole: false))
@@ -267,6 +268,24 @@ final class FieldTyper {
             if text.hasSuffix(symbol) { return ValueParser.trimmed(String(text.dropLast(symbol.count))) }
         }
         return nil
+    }
+
+    /// `18990` for the amount `18.990` or `18,990` of a price written with its currency (`18.990 €`,
+    /// `$18,990`): one separator followed by exactly three digits groups thousands there, since
+    /// amounts are not written to three decimals (read as a plain number, `18.990` was 18.99).
+    /// Nil for any other amount (`18.990,50`, `32,500.00`, `18.99`, `1200`).
+    static func oneThousandsGroup(_ amount: String) -> String? {
+        let bytes = Array(amount.utf8)
+        let digits = bytes.first == UInt8(ascii: "-") ? bytes.dropFirst() : bytes[...]
+        guard let separator = digits.firstIndex(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ",") }) else {
+            return nil
+        }
+        let head = digits[..<separator], tail = digits[(separator + 1)...]
+        let isDigit: (UInt8) -> Bool = { $0 >= 0x30 && $0 <= 0x39 }
+        guard (1...3).contains(head.count), tail.count == 3, head.allSatisfy(isDigit), tail.allSatisfy(isDigit) else {
+            return nil
+        }
+        return String(decoding: bytes[..<separator] + tail, as: UTF8.self)
     }
 
     // MARK: Units written in values
