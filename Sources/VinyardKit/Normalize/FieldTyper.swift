@@ -273,7 +273,7 @@ final class FieldTyper {
     /// `18990` for the amount `18.990` or `18,990` of a price written with its currency (`18.990 €`,
     /// `$18,990`): one separator followed by exactly three digits groups thousands there, since
     /// amounts are not written to three decimals (read as a plain number, `18.990` was 18.99).
-    /// Nil for any other amount (`18.990,50`, `32,500.00`, `18.99`, `1200`).
+    /// Nil for any other amount (`18.990,50`, `32,500.00`, `18.99`, `1200`, `0.500`).
     static func oneThousandsGroup(_ amount: String) -> String? {
         let bytes = Array(amount.utf8)
         let digits = bytes.first == UInt8(ascii: "-") ? bytes.dropFirst() : bytes[...]
@@ -282,7 +282,10 @@ final class FieldTyper {
         }
         let head = digits[..<separator], tail = digits[(separator + 1)...]
         let isDigit: (UInt8) -> Bool = { $0 >= 0x30 && $0 <= 0x39 }
-        guard (1...3).contains(head.count), tail.count == 3, head.allSatisfy(isDigit), tail.allSatisfy(isDigit) else {
+        // `0.500` is no thousands group: a group never follows a leading zero.
+        guard (1...3).contains(head.count), head.first != UInt8(ascii: "0"), tail.count == 3, head.allSatisfy(isDigit),
+            tail.allSatisfy(isDigit)
+        else {
             return nil
         }
         return String(decoding: bytes[..<separator] + tail, as: UTF8.self)

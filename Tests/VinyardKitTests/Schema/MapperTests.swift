@@ -197,7 +197,7 @@ import Testing
         }
         // With its currency, one separator before exactly three digits groups thousands: amounts
         // are not written to three decimals (`$24,999` alone would be ambiguous).
-        for (text, value) in [("$24,999", 24999.0), ("18.990 €", 18990), ("EUR 1.250", 1250)] {
+        for (text, value) in [("$24,999", 24999.0), ("18.990 €", 18990), ("EUR 1.250", 1250), ("0.500 €", 0.5)] {
             let r = m.map(csvRecord(["VIN", "Price"], ["1HGCV1F52MA000123", text]))
             #expect(r.findings.isEmpty, "\(text): \(r.findings)")
             #expect(r.value("price", in: m) == .real(value), "\(text)")
