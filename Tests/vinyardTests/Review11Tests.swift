@@ -80,4 +80,31 @@ import VinyardKit
         #expect(options["input-format"] == "json", "\(options)")
         #expect(options["on-duplicate"] == "last", "\(options)")
     }
+
+    /// A warning stored in `findings` carries the JSON element its record came from: in an array
+    /// written on one line (as APIs return it) every record is line 1, and the findings of its
+    /// records could not be told apart by place. A database from before the column gets it.
+    @Test func storedFindingsCarryTheJSONElement() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = try Self.write(
+            #"{"locations":[{"name":"A","lat":52.1,"long":4.2},{"name":"Null Island","lat":0,"long":0}]}"#, "places.json", in: dir)
+        let db = dir.appendingPathComponent("a.db").path
+        #expect(try runVinyard(["import", input, "--db", db, "--quiet"]).status == 0)
+        let r = try runVinyard(["export", "--db", db, "--table", "findings", "--columns", "line,element,code"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "line,element,code\n1,1,coord.null_island\n", "\(r.stdout)")
+
+        // A database written without the column: the next import adds it.
+        do {
+            let connection = try Connection(path: db, mode: .readWrite)
+            try connection.execute("ALTER TABLE findings DROP COLUMN element")
+        }
+        let more = try Self.write(#"[{"name":"B","lat":0,"long":0}]"#, "more.json", in: dir)
+        let again = try runVinyard(["import", more, "--db", db, "--source", "locations", "--quiet"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let after = try runVinyard(["export", "--db", db, "--table", "findings", "--columns", "input,element", "--sort", "id"])
+        #expect(after.status == 0, "\(after.stderr)")
+        #expect(after.stdout.hasSuffix("more.json,0\n"), "\(after.stdout)")
+    }
 }

@@ -138,8 +138,8 @@ public final class ImportSession {
 
         insertFinding = try connection.prepare(
             """
-            INSERT INTO findings(run_id, table_name, key, input, line, code, severity, field, message, suggestion)
-            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+            INSERT INTO findings(run_id, table_name, key, input, line, code, severity, field, message, suggestion, element)
+            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
             """, persistent: true)
         try insertFinding.bind(runID, at: 1)
         selectFindings = try connection.prepare(
@@ -685,6 +685,7 @@ public final class ImportSession {
             try insertFinding.bind(finding.field, at: 8)
             try insertFinding.bind(finding.message, at: 9)
             try insertFinding.bind(finding.suggestion, at: 10)
+            try insertFinding.bind(finding.input == nil ? provenance.index : finding.element, at: 11)
             try insertFinding.step()
         }
         insertFinding.reset()
