@@ -143,7 +143,7 @@ public final class ImportSession {
             """, persistent: true)
         try insertFinding.bind(runID, at: 1)
         selectFindings = try connection.prepare(
-            "SELECT code, severity, field, message, suggestion, input, line FROM findings WHERE table_name=?1 AND key=?2 ORDER BY id",
+            "SELECT code, severity, field, message, suggestion, input, line, element FROM findings WHERE table_name=?1 AND key=?2 ORDER BY id",
             persistent: true)
         deleteFindings = try connection.prepare(
             "DELETE FROM findings WHERE table_name=?1 AND key=?2", persistent: true)
@@ -728,7 +728,8 @@ public final class ImportSession {
                 Finding(
                     FindingCode(selectFindings.text(0) ?? ""), Severity(rawValue: selectFindings.text(1) ?? "") ?? .warning,
                     field: selectFindings.text(2), message: selectFindings.text(3) ?? "", suggestion: selectFindings.text(4),
-                    input: selectFindings.text(5), line: selectFindings.isNull(6) ? nil : Int(selectFindings.int64(6))))
+                    input: selectFindings.text(5), line: selectFindings.isNull(6) ? nil : Int(selectFindings.int64(6)),
+                    element: selectFindings.isNull(7) ? nil : Int(selectFindings.int64(7))))
         }
         return list
     }
