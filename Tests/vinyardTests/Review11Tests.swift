@@ -107,4 +107,24 @@ import VinyardKit
         #expect(after.status == 0, "\(after.stderr)")
         #expect(after.stdout.hasSuffix("more.json,0\n"), "\(after.stdout)")
     }
+
+    /// An empty list written as the text of a CSV cell (`[]`, as `convert --source raw` writes a
+    /// JSON list into CSV) is absent, as the JSON value `[]` is: the two stored `[]` and NULL.
+    @Test func emptyListTextIsAbsentAsAnEmptyJSONList() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let json = try Self.write(
+            #"[{"id":1,"uid":"a","vin":"1HGCV1F52MA000123","make_and_model":"Honda Accord","car_options":[],"specs":["ABS"]}]"#,
+            "rv.json", in: dir)
+        let csv = try Self.write(
+            "id,uid,vin,make_and_model,car_options,specs\n1,a,1HGCV1F52MA000123,Honda Accord,[ ],\"[\"\"ABS\"\"]\"\n",
+            "rv.csv", in: dir)
+        for input in [json, csv] {
+            let r = try runVinyard(["convert", input, "-o", "-", "--format", "json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let record = try #require(try Self.objects(r).first)
+            #expect(record["options"] is NSNull, "\(input): \(record["options"] ?? "missing")")
+            #expect(record["specs"] as? [String] == ["ABS"], "\(input)")
+        }
+    }
 }

@@ -64,9 +64,9 @@ final class FieldTyper {
         cache = synonyms == nil && enumValues == nil && pattern == nil ? nil : TypedValueCache()
     }
 
-    /// True for values that count as absent: null, blank text, an empty array, and the texts
-    /// exports write for a missing value (`NULL`, `N/A`, `NA`, `#N/A`, `None`, `nil`, `-`, `--`,
-    /// any case, trimmed).
+    /// True for values that count as absent: null, blank text, an empty array (also written as
+    /// text, `[]`), and the texts exports write for a missing value (`NULL`, `N/A`, `NA`, `#N/A`,
+    /// `None`, `nil`, `-`, `--`, any case, trimmed).
     static func isEmpty(_ raw: RawValue) -> Bool {
         switch raw {
         case .null: return true
@@ -78,6 +78,9 @@ final class FieldTyper {
                 switch first {
                 case UInt8(ascii: "n"), UInt8(ascii: "N"), UInt8(ascii: "-"), UInt8(ascii: "#"):
                     return s.utf8.count <= 6 && isMissingMarker(s)
+                case UInt8(ascii: "["):
+                    // `[]` as text (a JSON list in a CSV cell) is empty, as the JSON value `[]` is.
+                    return s.utf8.count <= 8 && isEmptyListText(s)
                 default: return false
                 }
             }
@@ -88,6 +91,13 @@ final class FieldTyper {
         case .object(let o): return o.isEmpty
         case .bool, .number: return false
         }
+    }
+
+    /// `[]`, `[ ]`: an empty JSON list written as text.
+    static func isEmptyListText(_ s: String) -> Bool {
+        let list = ValueParser.trimmed(s).utf8
+        guard list.count >= 2, list.first == UInt8(ascii: "["), list.last == UInt8(ascii: "]") else { return false }
+        return list.dropFirst().dropLast().allSatisfy(ValueParser.isSpace)
     }
 
     /// The markers of a missing value, lower-cased.
