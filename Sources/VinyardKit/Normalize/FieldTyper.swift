@@ -64,9 +64,9 @@ final class FieldTyper {
         cache = synonyms == nil && enumValues == nil && pattern == nil ? nil : TypedValueCache()
     }
 
-    /// True for values that count as absent: null, blank text, an empty array, and the texts
-    /// exports write for a missing value (`NULL`, `N/A`, `NA`, `#N/A`, `None`, `nil`, `-`, `--`,
-    /// any case, trimmed).
+    /// True for values that count as absent: null, blank text, an empty array (also written as
+    /// text, `[]`), and the texts exports write for a missing value (`NULL`, `N/A`, `NA`, `#N/A`,
+    /// `None`, `nil`, `-`, `--`, any case, trimmed).
     @inline(__always)  // In the mapper's loop: out of line, it cost a copy (retain) of every value.
     static func isEmpty(_ raw: RawValue) -> Bool {
         switch raw {
@@ -79,6 +79,9 @@ final class FieldTyper {
                 switch first {
                 case UInt8(ascii: "n"), UInt8(ascii: "N"), UInt8(ascii: "-"), UInt8(ascii: "#"):
                     return s.utf8.count <= 6 && isMissingMarker(s)
+                case UInt8(ascii: "["):
+                    // `[]` as text (a JSON list in a CSV cell) is empty, as the JSON value `[]` is.
+                    return s.utf8.count <= 8 && isEmptyListText(s)
                 default: return false
                 }
             }
@@ -89,6 +92,13 @@ final class FieldTyper {
         case .object(let o): return o.isEmpty
         case .bool, .number: return false
         }
+    }
+
+    /// `[]`, `[ ]`: an empty JSON list written as text.
+    static func isEmptyListText(_ s: String) -> Bool {
+        let list = ValueParser.trimmed(s).utf8
+        guard list.count >= 2, list.first == UInt8(ascii: "["), list.last == UInt8(ascii: "]") else { return false }
+        return list.dropFirst().dropLast().allSatisfy(ValueParser.isSpace)
     }
 
     /// The markers of a missing value, lower-cased.
@@ -217,7 +227,8 @@ final class FieldTyper {
         case .failure(.invalid):
             if let typed = withValueUnit(text, { number(.string($0), unitFactor: $1) }) { return typed }
             // `$32,500.00`, `18.990 €`, `EUR 1200`: an amount with its currency.
-            if field.unit == nil, let amount = Self.withoutCurrency(text) {
+            if field.unit == nil, var amount = Self.withoutCurrency(text) {
+                if decimal == .auto, let whole = Self.oneThousandsGroup(amount) { amount = whole }
                 return quotingAsWritten(number(.string(amount), unitFactor: unitFactor), typed: amount, written: text)
             }
             return .failure(numberFailure(.invalid, text, whole: false))
@@ -268,6 +279,27 @@ final class FieldTyper {
             if text.hasSuffix(symbol) { return ValueParser.trimmed(String(text.dropLast(symbol.count))) }
         }
         return nil
+    }
+
+    /// `18990` for the amount `18.990` or `18,990` of a price written with its currency (`18.990 €`,
+    /// `$18,990`): one separator followed by exactly three digits groups thousands there, since
+    /// amounts are not written to three decimals (read as a plain number, `18.990` was 18.99).
+    /// Nil for any other amount (`18.990,50`, `32,500.00`, `18.99`, `1200`, `0.500`).
+    static func oneThousandsGroup(_ amount: String) -> String? {
+        let bytes = Array(amount.utf8)
+        let digits = bytes.first == UInt8(ascii: "-") ? bytes.dropFirst() : bytes[...]
+        guard let separator = digits.firstIndex(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ",") }) else {
+            return nil
+        }
+        let head = digits[..<separator], tail = digits[(separator + 1)...]
+        let isDigit: (UInt8) -> Bool = { $0 >= 0x30 && $0 <= 0x39 }
+        // `0.500` is no thousands group: a group never follows a leading zero.
+        guard (1...3).contains(head.count), head.first != UInt8(ascii: "0"), tail.count == 3, head.allSatisfy(isDigit),
+            tail.allSatisfy(isDigit)
+        else {
+            return nil
+        }
+        return String(decoding: bytes[..<separator] + tail, as: UTF8.self)
     }
 
     // MARK: Units written in values

@@ -138,12 +138,12 @@ public final class ImportSession {
 
         insertFinding = try connection.prepare(
             """
-            INSERT INTO findings(run_id, table_name, key, input, line, code, severity, field, message, suggestion)
-            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+            INSERT INTO findings(run_id, table_name, key, input, line, code, severity, field, message, suggestion, element)
+            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
             """, persistent: true)
         try insertFinding.bind(runID, at: 1)
         selectFindings = try connection.prepare(
-            "SELECT code, severity, field, message, suggestion, input, line FROM findings WHERE table_name=?1 AND key=?2 ORDER BY id",
+            "SELECT code, severity, field, message, suggestion, input, line, element FROM findings WHERE table_name=?1 AND key=?2 ORDER BY id",
             persistent: true)
         deleteFindings = try connection.prepare(
             "DELETE FROM findings WHERE table_name=?1 AND key=?2", persistent: true)
@@ -685,6 +685,7 @@ public final class ImportSession {
             try insertFinding.bind(finding.field, at: 8)
             try insertFinding.bind(finding.message, at: 9)
             try insertFinding.bind(finding.suggestion, at: 10)
+            try insertFinding.bind(finding.input == nil ? provenance.index : finding.element, at: 11)
             try insertFinding.step()
         }
         insertFinding.reset()
@@ -727,7 +728,8 @@ public final class ImportSession {
                 Finding(
                     FindingCode(selectFindings.text(0) ?? ""), Severity(rawValue: selectFindings.text(1) ?? "") ?? .warning,
                     field: selectFindings.text(2), message: selectFindings.text(3) ?? "", suggestion: selectFindings.text(4),
-                    input: selectFindings.text(5), line: selectFindings.isNull(6) ? nil : Int(selectFindings.int64(6))))
+                    input: selectFindings.text(5), line: selectFindings.isNull(6) ? nil : Int(selectFindings.int64(6)),
+                    element: selectFindings.isNull(7) ? nil : Int(selectFindings.int64(7))))
         }
         return list
     }

@@ -91,7 +91,7 @@ public final class VinyardStore {
             }
             if !readOnly {
                 try configureWriter()
-                if !isInitialized { try createBookkeeping() }
+                if !isInitialized { try createBookkeeping() } else { try addFindingElementColumn() }
                 isInitialized = true
             } else {
                 try connection.execute("PRAGMA cache_size=-65536")
@@ -342,13 +342,32 @@ public final class VinyardStore {
                 CREATE TABLE IF NOT EXISTS findings(
                   id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, table_name TEXT NOT NULL, key TEXT NOT NULL,
                   input TEXT, line INTEGER, code TEXT NOT NULL, severity TEXT NOT NULL, field TEXT,
-                  message TEXT NOT NULL, suggestion TEXT);
+                  message TEXT NOT NULL, suggestion TEXT, element INTEGER);
                 CREATE INDEX IF NOT EXISTS findings_key ON findings(table_name, key);
                 CREATE TABLE IF NOT EXISTS duplicates(
                   id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, table_name TEXT NOT NULL, key TEXT NOT NULL,
                   input TEXT, line INTEGER, action TEXT NOT NULL, raw TEXT NOT NULL, findings TEXT NOT NULL);
                 CREATE INDEX IF NOT EXISTS duplicates_key ON duplicates(table_name, key);
                 """)
+            try connection.commit()
+        } catch {
+            try? connection.rollback()
+            throw error
+        }
+    }
+
+    /// A database written before `findings` had an `element` column (the index of a JSON array
+    /// record, which tells apart the records of an array written on one line) gets it, NULL in
+    /// the existing rows. Under a write lock, and only when it is missing: concurrent writers
+    /// opening an old file add it once.
+    private func addFindingElementColumn() throws(StoreError) {
+        let missing = "SELECT count(*) = 0 FROM pragma_table_info('findings') WHERE name = 'element'"
+        guard try connection.scalarInt(missing) == 1 else { return }
+        try connection.begin(.immediate)
+        do {
+            if try connection.scalarInt(missing) == 1 {
+                try connection.execute("ALTER TABLE findings ADD COLUMN element INTEGER")
+            }
             try connection.commit()
         } catch {
             try? connection.rollback()

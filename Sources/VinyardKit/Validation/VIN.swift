@@ -293,6 +293,9 @@ public enum VINEngine {
 
     /// Single-character substitutions from the confusion pairs; the one candidate that makes the VIN fully
     /// valid (allowed characters and, when required, the check digit; not a placeholder), or nil.
+    /// Where several do, and only one of them leaves digits at positions 14-17, that one: a letter
+    /// typed into the serial (`1FTFW1E5XPFB1Z346`) is the typo, not a second confusion elsewhere
+    /// that happens to pass the check digit too (B → 8 at position 12 there).
     /// - Parameter requireMandatoryRegion: the candidate must be a VIN whose check digit is
     ///   mandatory (North America, China); `requireCheckDigit` when not given.
     static func repair(_ bytes: [UInt8], requireCheckDigit: Bool, requireMandatoryRegion: Bool? = nil) -> String? {
@@ -304,7 +307,7 @@ public enum VINEngine {
         // one (SALVA2BG1CH610186, Land Rover, is not "probably" 5ALVA2BG1CH610186, unknown).
         let knownWMI = bytes.withUnsafeBufferPointer { WMITable.lookupIndex($0) != nil }
         var candidate = bytes
-        var found: [UInt8]?
+        var found: [[UInt8]] = []
         for i in 0..<17 {
             guard let alternatives = confusions[bytes[i]] else { continue }
             for alt in alternatives {
@@ -318,13 +321,15 @@ public enum VINEngine {
                     && (!mandatoryRegion || VINDecoder.checkDigitMandatory(candidate))
                     && (i >= 3 || !knownWMI || candidate.withUnsafeBufferPointer { WMITable.lookupIndex($0) != nil })
                 {
-                    if found != nil { return nil }
-                    found = candidate
+                    found.append(candidate)
                 }
             }
             candidate[i] = bytes[i]
         }
-        return found.map { String(decoding: $0, as: UTF8.self) }
+        if found.count > 1 {
+            found = found.filter { $0[13..<17].allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
+        }
+        return found.count == 1 ? String(decoding: found[0], as: UTF8.self) : nil
     }
 
     /// Why these bytes are a placeholder rather than a VIN, or nil.

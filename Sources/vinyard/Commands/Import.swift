@@ -118,8 +118,17 @@ struct Import: ParsableCommand {
             options.policy = DuplicatePolicy(rawValue: onDuplicate) ?? .last
             // A missing or unreadable input fails before the database is created or touched.
             for path in input.inputs where path != "-" { _ = try FileByteSource(path: path) }
+            // Every option that changes what is loaded, so a run can be told from (and repeated as) another.
             var recorded = ["on-duplicate": onDuplicate, "strict": String(strict)]
             if let source = pipeline.source { recorded["source"] = source }
+            if pipeline.rejectAccidents { recorded["reject-accidents"] = "true" }
+            if pipeline.decimal != "auto" { recorded["decimal"] = pipeline.decimal }
+            if let dateFormat = pipeline.dateFormat { recorded["date-format"] = dateFormat }
+            if !pipeline.schema.isEmpty { recorded["schema"] = pipeline.schema.joined(separator: ",") }
+            if !pipeline.mapping.isEmpty { recorded["mapping"] = pipeline.mapping.joined(separator: ",") }
+            if let inputFormat = input.inputFormat { recorded["input-format"] = inputFormat }
+            if let delimiter = input.delimiter { recorded["delimiter"] = delimiter }
+            if let encoding = input.encoding { recorded["encoding"] = encoding }
             let (store, session) = try beginImport(options: recorded)
             interruption.watch(store.connection)
             defer { interruption.watch(nil) }

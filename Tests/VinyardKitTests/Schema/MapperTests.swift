@@ -195,10 +195,17 @@ import Testing
             #expect(r.findings.isEmpty, "\(text): \(r.findings)")
             #expect(r.value("price", in: m) == .real(value), "\(text)")
         }
-        // The amount must still be a number, and the message quotes the value as written.
-        let bad = m.map(csvRecord(["VIN", "Price"], ["1HGCV1F52MA000123", "$24,999"]))
-        #expect(bad.codes == ["field.type"])
-        #expect(bad.findings.first?.message.hasPrefix("price '$24,999' is ambiguous") == true, "\(bad.findings)")
+        // With its currency, one separator before exactly three digits groups thousands: amounts
+        // are not written to three decimals (`$24,999` alone would be ambiguous).
+        for (text, value) in [("$24,999", 24999.0), ("18.990 €", 18990), ("EUR 1.250", 1250), ("0.500 €", 0.5)] {
+            let r = m.map(csvRecord(["VIN", "Price"], ["1HGCV1F52MA000123", text]))
+            #expect(r.findings.isEmpty, "\(text): \(r.findings)")
+            #expect(r.value("price", in: m) == .real(value), "\(text)")
+        }
+        // The amount must still be a valid price, and the message quotes the value as written.
+        let bad = m.map(csvRecord(["VIN", "Price"], ["1HGCV1F52MA000123", "-24,999 €"]))
+        #expect(bad.codes == ["field.range"])
+        #expect(bad.findings.first?.message.hasPrefix("price '-24,999 €' is below the minimum 0") == true, "\(bad.findings)")
         #expect(m.map(csvRecord(["VIN", "Price"], ["1HGCV1F52MA000123", "$ lots"])).codes == ["field.type"])
     }
 
