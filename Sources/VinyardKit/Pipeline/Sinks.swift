@@ -168,20 +168,36 @@ public final class StoreSink: RecordSink {
 }
 
 /// The `convert` sink: writes each valid record's canonical values to an output file (columns of
-/// the first record's schema), rejects aside. Duplicates are found as `validate` finds them; the
-/// first record of a key is written and later ones are counted, not written (a stream cannot take
-/// back a row already written).
+/// the first record's schema), rejects aside. Duplicates are found as `validate` finds them.
+///
+/// A stream cannot take back a row it has written, so keeping the *last* record of a repeated key
+/// (`import`'s default) takes two passes: the first (``init(rejects:makeWriter:)``) writes the
+/// first record of each key and counts the occurrences of repeated keys (``repeatedKeys``); when
+/// there are any, a second pass over the same input (``init(keepingLastOf:makeWriter:)``) writes
+/// each repeated key only at its last occurrence.
 public final class ConvertSink: RecordSink {
     private let makeWriter: ([String]) throws -> any RecordWriter
     private var writer: (any RecordWriter)?
     private var schemaName: String?
     private var columns: [String] = []
     private let validation: ValidationSink
+    /// First pass: occurrences of each key seen more than once, by key hash.
+    public private(set) var repeatedKeys: [UInt64: Int] = [:]
+    /// Second pass: occurrences of each repeated key still to come.
+    private var remaining: [UInt64: Int]?
 
     /// - Parameter makeWriter: builds the output writer for the given columns, on the first record.
     public init(rejects: RejectsWriter?, makeWriter: @escaping ([String]) throws -> any RecordWriter) {
         self.makeWriter = makeWriter
         self.validation = ValidationSink(rejects: rejects)
+    }
+
+    /// The second pass: writes a repeated key's record at its last occurrence (`repeatedKeys` of
+    /// the first pass over the same input); rejects were written by the first.
+    public init(keepingLastOf repeatedKeys: [UInt64: Int], makeWriter: @escaping ([String]) throws -> any RecordWriter) {
+        self.makeWriter = makeWriter
+        self.validation = ValidationSink(rejects: nil)
+        self.remaining = repeatedKeys
     }
 
     public func accept(_ record: CanonicalRecord, schema: Schema, source: String) throws -> WriteResult {
@@ -197,7 +213,19 @@ public final class ConvertSink: RecordSink {
                     + "\(schemaName ?? "?") records; convert one kind of input per output file")
         }
         let result = try validation.accept(record, schema: schema, source: source)
-        if result.outcome == .inserted { try writer?.write(values: record.values, columns: columns) }
+        var write = result.outcome == .inserted
+        if let key = record.key {
+            if remaining != nil {
+                let h = KeyHash(schema.name, key).value
+                if let left = remaining?[h] {
+                    remaining?[h] = left > 1 ? left - 1 : nil
+                    write = left == 1
+                }
+            } else if result.outcome == .duplicate {
+                repeatedKeys[KeyHash(schema.name, key).value, default: 1] += 1
+            }
+        }
+        if write { try writer?.write(values: record.values, columns: columns) }
         return result
     }
 

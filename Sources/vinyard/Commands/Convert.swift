@@ -11,8 +11,9 @@ struct Convert: ParsableCommand {
             mapped onto the canonical schema, validated and normalized, and the valid ones are \
             written with the schema's columns; rejected records go to --rejects FILE (with their \
             original fields plus _input, _line and _findings) and are counted on standard error. \
-            A key seen again is counted as a duplicate and not written (the first record wins: \
-            a stream cannot take back a row already written).
+            A key seen again is counted as a duplicate; the last record of each key is written, as \
+            import keeps it by default (a second pass over the input when a key repeats; from \
+            standard input, which is read once, the first record is kept).
 
             With --source raw, fields pass through without a schema: CSV values as strings, JSON \
             values as they are. JSON to CSV: the columns are the keys in first-seen order over the \
@@ -65,8 +66,9 @@ struct Convert: ParsableCommand {
         }
     }
 
-    private func makeWriter(_ outputFormat: OutputFormat, columns: [String]) throws -> any RecordWriter {
-        let sink = try openOutput(path: output)
+    private func makeWriter(_ outputFormat: OutputFormat, columns: [String], to path: String? = nil) throws -> any RecordWriter {
+        let destination = path ?? output
+        let sink = try openOutput(path: destination)
         // Schema array fields (options, images, vin_model_years) are JSON arrays in JSON output.
         let catalog = pipeline.source == "raw" ? nil : try? pipeline.catalog()
         let arrays = Set((catalog?.schemas.values.map { $0 } ?? []).flatMap { schema in
@@ -81,21 +83,50 @@ struct Convert: ParsableCommand {
         }
     }
 
+    /// Two passes when a key repeats (see ``ConvertSink``): the first writes the first record of
+    /// each key and counts repeats; the second, over the same input, writes each repeated key's
+    /// last record instead, as `import --on-duplicate last` keeps it. Standard output is written
+    /// once: the first pass goes to a temporary file, copied out when no key repeats.
     private func convertCanonical(path: String, options read: ReadOptions, outputFormat: OutputFormat) throws {
         let catalog = try pipeline.catalog()
         let options = try pipeline.pipelineOptions(read: read, catalog: catalog)
         let writer = try rejects.map { try RejectsWriter(path: $0) }
-        let sink = ConvertSink(rejects: writer) { columns in try makeWriter(outputFormat, columns: columns) }
+        let spool = output == "-" ? FileManager.default.temporaryDirectory
+            .appendingPathComponent("vinyard-convert-\(UUID().uuidString)").path : nil
+        defer { if let spool { try? FileManager.default.removeItem(atPath: spool) } }
+        let sink = ConvertSink(rejects: writer) { columns in try makeWriter(outputFormat, columns: columns, to: spool) }
         var report = try Pipeline(options: options, catalog: catalog)
             .run(inputs: [path], into: sink, progress: pipeline.progressLine())
         let fallback = try catalog.schema(named: "vehicles").fields.map(\.name)
         try sink.finish(emptyColumns: fallback)
+        var keptFirst = false
+        if !sink.repeatedKeys.isEmpty, path != "-", isRegularFile(path) {
+            let last = ConvertSink(keepingLastOf: sink.repeatedKeys) { columns in try makeWriter(outputFormat, columns: columns) }
+            _ = try Pipeline(options: options, catalog: catalog).run(inputs: [path], into: last, progress: nil)
+            try last.finish(emptyColumns: fallback)
+        } else {
+            keptFirst = !sink.repeatedKeys.isEmpty
+            if let spool { try copyToStandardOutput(spool) }
+        }
         report.rejectsPath = rejects
         warnAboutInputs(report)
         let written = report.inserted
         FileHandle.standardError.write(Data(
-            ("convert \(path) → \(output): \(written) written, \(report.duplicates) duplicates not written, "
-                + "\(report.rejected) rejected" + (rejects.map { " (see \($0))" } ?? "") + "\n").utf8))
+            ("convert \(path) → \(output): \(written) written, \(report.duplicates) duplicates not written"
+                + (report.duplicates > 0 ? keptFirst ? " (the first record of each key kept: standard input is read once)" : " (the last record of each key kept)" : "")
+                + ", \(report.rejected) rejected" + (rejects.map { " (see \($0))" } ?? "") + "\n").utf8))
+    }
+
+    private func copyToStandardOutput(_ path: String) throws {
+        guard let input = FileHandle(forReadingAtPath: path) else {
+            throw VinyardError(.io, "\(path): cannot read the converted output back")
+        }
+        defer { try? input.close() }
+        let out = try FileByteSink(path: "-")
+        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+            try chunk.withUnsafeBytes { try out.write($0) }
+        }
+        try out.close()
     }
 
     private func convertRaw(path: String, options: ReadOptions, outputFormat: OutputFormat) throws {
