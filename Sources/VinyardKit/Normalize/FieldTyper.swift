@@ -135,6 +135,11 @@ final class FieldTyper {
             return .failure(
                 finding(.fieldType, text, "is not a yes/no value; write true or false (yes/no, 1/0 work too)"))
         case .date, .dateOrYearMonth, .yearmonth, .datetime:
+            // A JSON number in a date-time field can only be a Unix time (an API's
+            // `lastSyncDate: 1700000000000`): seconds or milliseconds, read as UTC.
+            if field.type == .datetime, case .number(let n) = raw, let iso = ValueParser.unixTimestamp(n) {
+                return .success(.text(iso))
+            }
             guard let text = scalarText(raw) else { return .failure(notScalar(raw)) }
             return date(text, pattern: datePattern)
         }

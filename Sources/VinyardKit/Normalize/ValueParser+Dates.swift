@@ -195,5 +195,38 @@ extension ValueParser {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// A Unix time written as a JSON number, as an ISO 8601 UTC date-time: 9 to 11 digits are
+    /// seconds (`1700000000` is `2023-11-14T22:13:20Z`), 12 to 14 milliseconds (with `.SSS` when
+    /// not whole seconds). Nil for anything else (a fraction, a sign, another length), so a year
+    /// or a day count is never taken for a time.
+    public static func unixTimestamp(_ number: String) -> String? {
+        let b = Array(number.utf8)
+        guard (9...14).contains(b.count), b.allSatisfy(isDigit), let value = Int64(number) else { return nil }
+        let millis = b.count >= 12
+        guard millis || b.count <= 11 else { return nil }
+        let seconds = millis ? value / 1000 : value
+        let fraction = millis ? Int(value % 1000) : 0
+        let days = seconds / 86_400
+        let rest = Int(seconds % 86_400)
+        // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = z / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = Int(doy - (153 * mp + 2) / 5 + 1)
+        let month = Int(mp < 10 ? mp + 3 : mp - 9)
+        let year = Int(yoe + era * 400 + (month <= 2 ? 1 : 0))
+        guard year <= 9999 else { return nil }
+        func pad(_ v: Int, _ width: Int) -> String {
+            let t = String(v)
+            return String(repeating: "0", count: max(0, width - t.count)) + t
+        }
+        var out = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(rest / 3600, 2)):\(pad(rest / 60 % 60, 2)):\(pad(rest % 60, 2))"
+        if fraction != 0 { out += "." + pad(fraction, 3) }
+        return out + "Z"
+    }
+
     @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
 }

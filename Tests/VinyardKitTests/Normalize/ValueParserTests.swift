@@ -142,6 +142,19 @@ import Testing
     ])
     func dateTimes(_ text: String, _ out: String) { #expect(ValueParser.parseDateTime(text) == out) }
 
+    /// A Unix time (a JSON number in a date-time field): seconds or milliseconds, as UTC; other
+    /// numbers are not times.
+    @Test func unixTimestamps() {
+        #expect(ValueParser.unixTimestamp("1700000000") == "2023-11-14T22:13:20Z")
+        #expect(ValueParser.unixTimestamp("1700000000123") == "2023-11-14T22:13:20.123Z")
+        #expect(ValueParser.unixTimestamp("1700000000000") == "2023-11-14T22:13:20Z")
+        #expect(ValueParser.unixTimestamp("951782400") == "2000-02-29T00:00:00Z")
+        #expect(ValueParser.unixTimestamp("4102444800") == "2100-01-01T00:00:00Z")
+        for text in ["2024", "20240501", "1700000000.5", "-1700000000", "1e12", "123456789012345"] {
+            #expect(ValueParser.unixTimestamp(text) == nil, "\(text)")
+        }
+    }
+
     @Test(arguments: ["2024-05-01T24:00", "2024-05-01T10:61", "2024-05-01T10:00+25:00", "2024-05-01T10", "2024-02-30T10:00"])
     func notDateTimes(_ text: String) { #expect(ValueParser.parseDateTime(text) == nil) }
 

@@ -442,6 +442,16 @@ import Testing
         #expect(r.value("status", in: m) == .text("maintenance"))
     }
 
+    /// `lastSyncDate` as a Unix time in milliseconds (a JSON number) is a UTC date-time; the
+    /// same digits as text are not (it was a `field.date` reject either way).
+    @Test func unixTimeSyncDate() throws {
+        let m = try mapper("fleet-record")
+        let r = m.map(rec(["lastSyncDate": .number("1719760500000")]))
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        #expect(r.value("last_sync", in: m) == .text("2024-06-30T15:15:00Z"))
+        #expect(m.map(rec(["lastSyncDate": .string("1719760500000")])).findings.map(\.code) == [.fieldDate])
+    }
+
     @Test func keyedByIDWithoutVIN() throws {
         let m = try mapper("fleet-record")
         #expect(m.map(rec(["vin": .null])).key == "fleet-record:FR-0012")
