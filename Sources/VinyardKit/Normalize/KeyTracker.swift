@@ -36,6 +36,9 @@ public struct KeyTracker: Sendable {
         /// ``mask`` and the XOR of every field hash, when the builder computed them along with the
         /// hashes (``ValidationSink``: two loops less per record); nil to compute them here.
         var summary: (mask: UInt64, hash: UInt64)?
+        /// ``fingerprints(within:)`` of ``mask``, when the builder computed them along with the
+        /// hashes.
+        var summaryFingerprints: (UInt64, UInt64)?
         public init(fieldHashes: [UInt64]) { self.fieldHashes = fieldHashes }
 
         // Both loops run over a buffer pointer: `enumerated()` over the array cost ~300
@@ -51,7 +54,8 @@ public struct KeyTracker: Sendable {
         /// A byte of each field hash within `mask`, in field order, for the first
         /// ``KeyTracker/fingerprintCount`` of them (see ``Entry/fingerprints``).
         func fingerprints(within mask: UInt64) -> (UInt64, UInt64) {
-            fieldHashes.withUnsafeBufferPointer { hashes in
+            if let summary, summary.mask == mask, let summaryFingerprints { return summaryFingerprints }
+            return fieldHashes.withUnsafeBufferPointer { hashes in
                 var words: (UInt64, UInt64) = (0, 0)
                 var rest = mask
                 var k: UInt64 = 0
