@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import VinyardKit
+
+/// Black-box findings of review 12 (store and import semantics), each run through the built binary.
+@Suite struct Review12Tests {
+    /// Writes `text` to `name` in `dir` and returns its path.
+    static func write(_ text: String, _ name: String, in dir: URL) throws -> String {
+        let url = dir.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    /// The rows of `table` as CSV lines (header dropped), sorted.
+    static func rows(_ db: String, _ table: String, columns: String) throws -> [String] {
+        let r = try runVinyard(["export", "--db", db, "--table", table, "--columns", columns])
+        #expect(r.status == 0, "\(r.stderr)")
+        return r.stdout.split(separator: "\n").dropFirst().map(String.init).sorted()
+    }
+
+    /// Runs `import` with `--report json` and returns the report.
+    static func importJSON(_ arguments: [String]) throws -> [String: Any] {
+        let r = try runVinyard(["import"] + arguments + ["--report", "json", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        return try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
+    }
+
+    /// A minified JSON array holds all its records on line 1. Under `first` and `merge`, a third
+    /// record of a key deleted the `key.conflict` finding the second one had stored (the clean-up
+    /// of an earlier run's findings matched input and line only), and an identical record deleted
+    /// the `duplicates` entry of the one before it: the report counted 2 conflicts and 2
+    /// duplicates, the tables kept 1 (or none).
+    @Test(arguments: ["first", "merge"])
+    func recordsOnOneLineKeepTheirFindingsAndDuplicates(policy: String) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = try Self.write(
+            #"[{"vin":"1FTFW1E57KFA14352","make":"Ford","color":"Red"},{"vin":"1FTFW1E57KFA14352","make":"Ford","color":"Blue"},"#
+                + #"{"vin":"1FTFW1E57KFA14352","make":"Ford","color":"Red"},{"vin":"1FTFW1E57KFA14352","make":"Ford","color":"Green"},"#
+                + #"{"vin":"1HGCV1F52MA000123","make":"Honda"},{"vin":"1HGCV1F52MA000123","make":"Honda"},{"vin":"1HGCV1F52MA000123","make":"Honda"}]"#,
+            "minified.json", in: dir)
+        let db = dir.appendingPathComponent("fleet.db").path
+        for run in 1...2 {
+            let report = try Self.importJSON([input, "--db", db, "--on-duplicate", policy])
+            #expect(report["duplicates"] as? Int == 5, "run \(run)")
+            #expect((report["findings"] as? [String: Int])?["key.conflict"] == 2, "run \(run)")
+            let conflicts = try Self.rows(db, "findings", columns: "key,code").filter { $0.hasSuffix(",key.conflict") }
+            #expect(conflicts == Array(repeating: "1FTFW1E57KFA14352,key.conflict", count: 2), "run \(run)")
+            let duplicates = try Self.rows(db, "duplicates", columns: "key")
+            #expect(duplicates.filter { $0 == "1FTFW1E57KFA14352" }.count == 3, "run \(run)")
+            #expect(duplicates.filter { $0 == "1HGCV1F52MA000123" }.count == 2, "run \(run)")
+        }
+    }
+}
