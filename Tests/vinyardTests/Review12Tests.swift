@@ -52,3 +52,26 @@ import VinyardKit
         }
     }
 }
+
+extension Review12Tests {
+    /// `import --strict --report json` that rolled the run back printed the same report as a
+    /// committed run (`inserted 2`): nothing in the JSON said that none of it was stored.
+    @Test func jsonReportSaysWhetherTheImportWasCommitted() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = try Self.write(
+            "vin,make\n1FTFW1E57KFA14352,Ford\n1HGCV1F52MA000123,Honda\nBADVIN,Ford\n", "fleet.csv", in: dir)
+        let db = dir.appendingPathComponent("fleet.db").path
+        let strict = try runVinyard(["import", input, "--db", db, "--strict", "--report", "json", "--quiet"])
+        #expect(strict.status == 1)
+        let rolledBack = try JSONSerialization.jsonObject(with: strict.stdoutData) as? [String: Any] ?? [:]
+        #expect(rolledBack["committed"] as? Bool == false)
+        #expect(rolledBack["run_id"] is NSNull)
+        let report = try Self.importJSON([input, "--db", db])
+        #expect(report["committed"] as? Bool == true)
+        #expect(report["run_id"] as? Int == 1)
+        let validate = try runVinyard(["validate", input, "--report", "json"])
+        let validated = try JSONSerialization.jsonObject(with: validate.stdoutData) as? [String: Any] ?? [:]
+        #expect(validated["committed"] == nil)
+    }
+}

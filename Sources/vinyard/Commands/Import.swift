@@ -140,6 +140,7 @@ struct Import: ParsableCommand {
                 (counts.read, counts.inserted, counts.updated, counts.unchanged, counts.duplicates, counts.rejected)
             if strict && result.rejected > 0 {
                 try session.rollback()
+                result.committed = false
                 try printReport(result, format: report, title: "import into \(db): ROLLED BACK (--strict, \(result.rejected) rejected)")
                 return true
             }
@@ -149,6 +150,7 @@ struct Import: ParsableCommand {
             }
             let run = try session.finish(inputs: inputs)
             committed = true
+            (result.committed, result.runID) = (true, run.runID)
             var title = "import into \(db) (run \(run.runID))"
             if result.read > 0 && result.nothingChanged {
                 if result.rejected == 0 {
