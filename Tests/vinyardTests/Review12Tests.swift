@@ -75,3 +75,29 @@ extension Review12Tests {
         #expect(validated["committed"] == nil)
     }
 }
+
+extension Review12Tests {
+    /// A database damaged inside (a page of `vehicles` overwritten, the header intact) opened fine
+    /// and failed where the page was read with exit 74 and SQLite's bare message; the README gives
+    /// 65 for a damaged `--db`, as opening one that is damaged at its start does.
+    @Test func databaseDamagedInsideExitsWithStatus65() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("fleet.csv").path
+        #expect(try runVinyard(["generate", "--rows", "3000", "-o", input]).status == 0)
+        let db = dir.appendingPathComponent("fleet.db").path
+        #expect(try runVinyard(["import", input, "--db", db, "--quiet"]).status == 0)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: db))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size / 2 - size / 2 % 65536)
+        handle.write(Data(repeating: 0xFF, count: 65536))
+        try handle.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        for arguments in [["export", "--db", db], ["stats", "--db", db], ["import", input, "--db", db, "--quiet"]] {
+            let r = try runVinyard(arguments)
+            #expect(r.status == 65, "\(arguments[0]): \(r.stderr)")
+            #expect(r.stderr.contains("damaged"), "\(arguments[0]): \(r.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
+    }
+}
