@@ -101,3 +101,29 @@ extension Review12Tests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
     }
 }
+
+extension Review12Tests {
+    /// `import_runs.options` kept only `on-duplicate`, `strict` and `source`: a run with
+    /// `--decimal comma`, `--date-format` or `--reject-accidents` (which change what is loaded)
+    /// could not be told from one without.
+    @Test func importRunsRecordsTheOptionsThatChangeWhatIsLoaded() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = try Self.write(
+            "vin;make;price;first_registration\n1FTFW1E57KFA14352;Ford;1,5;03/04/2019\n", "fleet.csv", in: dir)
+        let db = dir.appendingPathComponent("fleet.db").path
+        let r = try runVinyard([
+            "import", input, "--db", db, "--decimal", "comma", "--date-format", "dd/MM/yyyy", "--reject-accidents",
+            "--delimiter", ";", "--quiet",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let export = try runVinyard(["export", "--db", db, "--table", "import_runs", "--columns", "options", "--format", "jsonl"])
+        let line = try JSONSerialization.jsonObject(with: Data(export.stdout.utf8)) as? [String: Any]
+        let options = try JSONSerialization.jsonObject(with: Data(((line?["options"] as? String) ?? "{}").utf8)) as? [String: String]
+        #expect(options?["decimal"] == "comma")
+        #expect(options?["date-format"] == "dd/MM/yyyy")
+        #expect(options?["reject-accidents"] == "true")
+        #expect(options?["delimiter"] == ";")
+        #expect(options?["on-duplicate"] == "last")
+    }
+}

@@ -120,6 +120,15 @@ struct Import: ParsableCommand {
             for path in input.inputs where path != "-" { _ = try FileByteSource(path: path) }
             var recorded = ["on-duplicate": onDuplicate, "strict": String(strict)]
             if let source = pipeline.source { recorded["source"] = source }
+            // Every option that changes what is loaded, so a run can be repeated from `import_runs`.
+            if pipeline.rejectAccidents { recorded["reject-accidents"] = "true" }
+            if pipeline.decimal.lowercased() != "auto" { recorded["decimal"] = pipeline.decimal }
+            if let dateFormat = pipeline.dateFormat { recorded["date-format"] = dateFormat }
+            if !pipeline.schema.isEmpty { recorded["schema"] = pipeline.schema.joined(separator: ",") }
+            if !pipeline.mapping.isEmpty { recorded["mapping"] = pipeline.mapping.joined(separator: ",") }
+            if let inputFormat = input.inputFormat { recorded["input-format"] = inputFormat }
+            if let delimiter = input.delimiter { recorded["delimiter"] = delimiter }
+            if let encoding = input.encoding { recorded["encoding"] = encoding }
             let (store, session) = try beginImport(options: recorded)
             interruption.watch(store.connection)
             defer { interruption.watch(nil) }
