@@ -127,3 +127,22 @@ extension Review12Tests {
         #expect(options?["on-duplicate"] == "last")
     }
 }
+
+extension Review12Tests {
+    /// `--db :memory:` and `--db 'file:fleet.db?mode=memory'` imported into a database that
+    /// vanished at exit, with exit status 0 and a report of rows inserted (the system SQLite reads
+    /// `file:` names as URIs); `--db file:x.db` wrote `x.db` while every check looked at
+    /// `file:x.db`. A `--db` path is the file it names.
+    @Test(arguments: [":memory:", "file:fleet.db?mode=memory", "file:fleet.db"])
+    func databasePathIsTheFileItNames(name: String) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        _ = try Self.write("vin,make\n1FTFW1E57KFA14352,Ford\n", "fleet.csv", in: dir)
+        let r = try runVinyard(["import", "fleet.csv", "--db", name, "--quiet"], cwd: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(name).path))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("fleet.db").path))
+        let export = try runVinyard(["export", "--db", name, "--columns", "vin"], cwd: dir)
+        #expect(export.stdout == "vin\n1FTFW1E57KFA14352\n", "\(export.stderr)")
+    }
+}
