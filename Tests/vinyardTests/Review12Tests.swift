@@ -119,7 +119,7 @@ extension Review12Tests {
         #expect(r.status == 0, "\(r.stderr)")
         let export = try runVinyard(["export", "--db", db, "--table", "import_runs", "--columns", "options", "--format", "jsonl"])
         let line = try JSONSerialization.jsonObject(with: Data(export.stdout.utf8)) as? [String: Any]
-        let options = try JSONSerialization.jsonObject(with: Data(((line?["options"] as? String) ?? "{}").utf8)) as? [String: String]
+        let options = line?["options"] as? [String: String]
         #expect(options?["decimal"] == "comma")
         #expect(options?["date-format"] == "dd/MM/yyyy")
         #expect(options?["reject-accidents"] == "true")
@@ -144,5 +144,38 @@ extension Review12Tests {
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("fleet.db").path))
         let export = try runVinyard(["export", "--db", name, "--columns", "vin"], cwd: dir)
         #expect(export.stdout == "vin\n1FTFW1E57KFA14352\n", "\(export.stderr)")
+    }
+}
+
+extension Review12Tests {
+    /// `export --format json|jsonl` of `import_runs`, `rejects` and `duplicates` wrote their JSON
+    /// columns (`inputs`, `options`, `findings`, `raw`) as strings holding JSON, to be parsed a
+    /// second time; they are the JSON values now (CSV keeps the text).
+    @Test func bookkeepingJSONColumnsAreJSONValuesInJSONExports() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = try Self.write(
+            "vin,make,color\n1FTFW1E57KFA14352,Ford,Red\n1FTFW1E57KFA14352,Ford,Blue\nBADVIN,Ford,Red\n", "fleet.csv", in: dir)
+        let db = dir.appendingPathComponent("fleet.db").path
+        #expect(try runVinyard(["import", input, "--db", db, "--quiet"]).status == 0)
+        func exported(_ table: String) throws -> [String: Any] {
+            let r = try runVinyard(["export", "--db", db, "--table", table, "--format", "json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let rows = try JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]]
+            return rows?.first ?? [:]
+        }
+        let run = try exported("import_runs")
+        #expect((run["inputs"] as? [[String: Any]])?.first?["read"] as? Int == 3)
+        #expect((run["options"] as? [String: String])?["on-duplicate"] == "last")
+        #expect((run["findings"] as? [String: Int])?["key.conflict"] == 1)
+        let reject = try exported("rejects")
+        #expect((reject["raw"] as? [String: String])?["vin"] == "BADVIN")
+        #expect(((reject["findings"] as? [[String: Any]])?.first?["code"] as? String)?.hasPrefix("vin.") == true)
+        let duplicate = try exported("duplicates")
+        #expect((duplicate["raw"] as? [String: Any])?["color"] as? String == "Red")
+        #expect((duplicate["findings"] as? [[String: Any]])?.first?["code"] as? String == "key.conflict")
+        // CSV keeps the JSON text in one cell.
+        let csv = try runVinyard(["export", "--db", db, "--table", "rejects", "--columns", "raw"])
+        #expect(csv.stdout.hasPrefix("raw\n\"{\"\"vin\"\":\"\"BADVIN\"\""), "\(csv.stdout)")
     }
 }
