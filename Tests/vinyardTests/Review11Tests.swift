@@ -72,8 +72,8 @@ import VinyardKit
         #expect(imported.status == 0, "\(imported.stderr)")
         let r = try runVinyard(["export", "--db", db, "--table", "import_runs", "--columns", "options", "--format", "json"])
         #expect(r.status == 0, "\(r.stderr)")
-        let text = try #require(try Self.objects(r).first?["options"] as? String)
-        let options = try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String])
+        // A JSON export writes the options as an object (review 12), not as a string of JSON.
+        let options = try #require(try Self.objects(r).first?["options"] as? [String: String])
         #expect(options["reject-accidents"] == "true", "\(options)")
         #expect(options["decimal"] == "comma", "\(options)")
         #expect(options["date-format"] == "dd/MM/yyyy", "\(options)")

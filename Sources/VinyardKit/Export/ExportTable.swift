@@ -5,15 +5,23 @@ public struct ExportTable: Sendable, Hashable {
     /// How a column's values are compared, written and typed in JSON.
     public enum Kind: Sendable, Hashable {
         /// `array`: a schema array field, stored as JSON text and written as the array in JSON.
-        case text, integer, real, boolean, array
+        /// `json`: a bookkeeping column holding JSON text (`raw`, `findings`, `inputs`, `options`),
+        /// written as that JSON value (an object or an array) in JSON, not as a string.
+        case text, integer, real, boolean, array, json
 
         /// True for integer, real and boolean columns (numeric comparison, no CSV formula guard).
-        public var isNumeric: Bool { self != .text && self != .array }
+        public var isNumeric: Bool { self != .text && self != .array && self != .json }
 
-        /// True when a stored text of this kind is written into JSON as it is (a JSON array),
-        /// not as a string: an array column whose text is bracketed.
+        /// True when a stored text of this kind is written into JSON as it is, not as a string:
+        /// an array column whose text is bracketed, a JSON column whose text is bracketed or braced.
         static func isJSONArray(_ kind: Kind, _ text: UnsafeRawBufferPointer) -> Bool {
-            kind == .array && text.first == UInt8(ascii: "[") && text.last == UInt8(ascii: "]")
+            switch kind {
+            case .array: text.first == UInt8(ascii: "[") && text.last == UInt8(ascii: "]")
+            case .json:
+                (text.first == UInt8(ascii: "[") && text.last == UInt8(ascii: "]"))
+                    || (text.first == UInt8(ascii: "{") && text.last == UInt8(ascii: "}"))
+            default: false
+            }
         }
     }
 
@@ -29,6 +37,12 @@ public struct ExportTable: Sendable, Hashable {
 
     /// The tables `export` reads besides the schema tables.
     public static let auxiliaryTables = ["rejects", "findings", "duplicates", "import_runs"]
+
+    /// The columns of the auxiliary tables that hold JSON text Vinyard wrote (``Kind/json``).
+    static let jsonColumns: [String: Set<String>] = [
+        "rejects": ["raw", "findings"], "duplicates": ["raw", "findings"],
+        "import_runs": ["options", "inputs", "findings"],
+    ]
 
     public var name: String
     public var columns: [Column]
@@ -68,7 +82,9 @@ public struct ExportTable: Sendable, Hashable {
             case .number?: kind = .real
             case .array?: kind = .array
             case .some: kind = .text
-            case nil: kind = Self.kind(declaredType: type)
+            case nil:
+                kind = schema == nil && Self.jsonColumns[resolved]?.contains(columnName) == true
+                    ? .json : Self.kind(declaredType: type)
             }
             let bookkeeping = schema != nil && columnName.hasPrefix("_")
             columns.append(Column(name: columnName, kind: kind, aliases: field?.aliases ?? [], isDefault: !bookkeeping))

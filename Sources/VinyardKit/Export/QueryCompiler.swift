@@ -99,7 +99,7 @@ extension ExportTable {
             VinyardError(.usage, "--where \(condition.field) \(condition.op.rawValue) '\(value)': \(why)")
         }
         switch column.kind {
-        case .text, .array:
+        case .text, .array, .json:
             return .text(value)
         case .boolean:
             switch value.lowercased() {

@@ -67,6 +67,10 @@ public struct RunReport: Sendable {
     public var elapsedSeconds: Double = 0
     /// Where rejected records were written, if anywhere.
     public var rejectsPath: String?
+    /// For an import: whether the run was committed (false when `--strict` rolled it back), and
+    /// its `import_runs.id` when it was; nil for `validate` and `convert`.
+    public var committed: Bool?
+    public var runID: Int64?
     /// True when nothing in the database changed (a re-import of the same data).
     public var nothingChanged: Bool { inserted == 0 && updated == 0 }
 
@@ -135,6 +139,10 @@ extension RunReport {
             return o
         }
         object["rejects_file"] = rejectsPath ?? NSNull()
+        if let committed {
+            object["committed"] = committed
+            object["run_id"] = runID.map { NSNumber(value: $0) } ?? NSNull()
+        }
         guard
             let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
         else { return "{}" }

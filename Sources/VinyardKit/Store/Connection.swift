@@ -24,7 +24,12 @@ public final class Connection {
     public init(path: String, mode: Mode) throws(StoreError) {
         var db: OpaquePointer?
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        var name = path
+        // A path names a file, never one of SQLite's special names: `:memory:` is a database that
+        // vanishes when closed, and so is `file:x.db?mode=memory` where the system SQLite reads
+        // `file:` names as URIs (Debian and Ubuntu build it with SQLITE_USE_URI), which also
+        // opens `x.db` for `file:x.db` while every check here looks at `file:x.db`. Written as
+        // `./…`, both are the files they name.
+        var name = path == ":memory:" || path.lowercased().hasPrefix("file:") ? "./" + path : path
         switch mode {
         case .readOnly:
             flags |= SQLITE_OPEN_READONLY

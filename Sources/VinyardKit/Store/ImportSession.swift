@@ -147,9 +147,15 @@ public final class ImportSession {
             persistent: true)
         deleteFindings = try connection.prepare(
             "DELETE FROM findings WHERE table_name=?1 AND key=?2", persistent: true)
+        // Both clean-ups only remove what earlier runs left: records of a JSON array on one line
+        // share input and line (a minified array holds them all), and an input given twice in one
+        // run repeats them, so a same-run match is another record's finding or entry. Entries of
+        // rows replaced under `last` are the exception: a record that becomes the row again in
+        // this run takes back its entry, else re-running such an input would add entries.
         deleteConflictFindings = try connection.prepare(
-            "DELETE FROM findings WHERE table_name=?1 AND key=?2 AND code='key.conflict' AND input IS ?3 AND line IS ?4",
+            "DELETE FROM findings WHERE table_name=?1 AND key=?2 AND code='key.conflict' AND input IS ?3 AND line IS ?4 AND run_id<>?5",
             persistent: true)
+        try deleteConflictFindings.bind(runID, at: 5)
         deleteRepeatedFinding = try connection.prepare(
             """
             DELETE FROM findings WHERE id = (SELECT id FROM findings WHERE table_name=?2 AND key=?3 AND input IS ?4
@@ -163,8 +169,11 @@ public final class ImportSession {
             """, persistent: true)
         try insertDuplicate.bind(runID, at: 1)
         deleteDuplicate = try connection.prepare(
-            "DELETE FROM duplicates WHERE table_name=?1 AND key=?2 AND input IS ?3 AND line IS ?4 AND action=?5 AND raw=?6",
-            persistent: true)
+            """
+            DELETE FROM duplicates WHERE table_name=?1 AND key=?2 AND input IS ?3 AND line IS ?4 AND action=?5 AND raw=?6
+            AND (action='replaced' OR run_id<>?7)
+            """, persistent: true)
+        try deleteDuplicate.bind(runID, at: 7)
         insertReject = try connection.prepare(
             """
             INSERT INTO rejects(run_id, table_name, input, line, element, source, raw, raw_text, findings, reason)

@@ -40,10 +40,17 @@ public struct VinyardError: Error, CustomStringConvertible, Sendable {
     public var message: String
     public var cause: (any Error & Sendable)?
 
+    /// A `.store` error caused by a damaged database file (`SQLITE_CORRUPT`, `SQLITE_NOTADB`, found
+    /// where a page is read, not only when the file is opened) is `.malformedInput`, exit 65, as
+    /// a damaged `--db` is when opening it, and says what to do.
     public init(_ code: Code, _ message: String, cause: (any Error & Sendable)? = nil) {
         self.code = code
         self.message = message
         self.cause = cause
+        if code == .store, let error = cause as? StoreError, error.isCorrupt || error.isNotADatabase {
+            self.code = .malformedInput
+            self.message += "; the database file is damaged: restore it from a backup or choose another --db path"
+        }
     }
 
     public var description: String { cause.map { "\(message) (\($0))" } ?? message }

@@ -122,7 +122,7 @@ struct Import: ParsableCommand {
             var recorded = ["on-duplicate": onDuplicate, "strict": String(strict)]
             if let source = pipeline.source { recorded["source"] = source }
             if pipeline.rejectAccidents { recorded["reject-accidents"] = "true" }
-            if pipeline.decimal != "auto" { recorded["decimal"] = pipeline.decimal }
+            if pipeline.decimal.lowercased() != "auto" { recorded["decimal"] = pipeline.decimal }
             if let dateFormat = pipeline.dateFormat { recorded["date-format"] = dateFormat }
             if !pipeline.schema.isEmpty { recorded["schema"] = pipeline.schema.joined(separator: ",") }
             if !pipeline.mapping.isEmpty { recorded["mapping"] = pipeline.mapping.joined(separator: ",") }
@@ -149,6 +149,7 @@ struct Import: ParsableCommand {
                 (counts.read, counts.inserted, counts.updated, counts.unchanged, counts.duplicates, counts.rejected)
             if strict && result.rejected > 0 {
                 try session.rollback()
+                result.committed = false
                 try printReport(result, format: report, title: "import into \(db): ROLLED BACK (--strict, \(result.rejected) rejected)")
                 return true
             }
@@ -158,6 +159,7 @@ struct Import: ParsableCommand {
             }
             let run = try session.finish(inputs: inputs)
             committed = true
+            (result.committed, result.runID) = (true, run.runID)
             var title = "import into \(db) (run \(run.runID))"
             if result.read > 0 && result.nothingChanged {
                 if result.rejected == 0 {
