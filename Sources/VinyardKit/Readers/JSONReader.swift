@@ -144,7 +144,15 @@ public final class JSONReader: RecordReader {
         {
             return first.name
         }
-        let known = members.filter { knownWrapperKeys.contains($0.name.lowercased()) && isObjectArray($0.value) }
+        // Under a known wrapper key an array that holds objects is the record array even when some
+        // of its elements are not objects (`{"vehicles": [null, {…}]}`): those become `row.malformed`
+        // rejects, as in a bare array, instead of the whole envelope being read as one record that
+        // names no source (exit 64).
+        func holdsObjects(_ v: RawValue) -> Bool {
+            guard case .array(let elements) = v else { return false }
+            return elements.isEmpty || elements.contains { if case .object = $0 { true } else { false } }
+        }
+        let known = members.filter { knownWrapperKeys.contains($0.name.lowercased()) && holdsObjects($0.value) }
         return known.count == 1 ? known[0].name : nil
     }
 
