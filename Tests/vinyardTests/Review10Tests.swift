@@ -42,4 +42,29 @@ import VinyardKit
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try Self.report(r)["inserted"] as? Int == 1)
     }
+
+    /// A header unit in brackets that does not convert into the field's unit (`Odometer (1000 km)`,
+    /// `Mileage (kg)`) was dropped without a word and the values read as km: 123 thousand km
+    /// loaded as 123 km. The run now warns about the column (standard error and the JSON
+    /// report's `inputs[].warnings`); units it converts, and the field's own, still say nothing.
+    @Test func headerUnitThatDoesNotConvertIsReported() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = try Self.write(
+            "VIN,Odometer (1000 km),Power (hp)\n1FTFW1E57KFA14352,123,150\n", "units.csv", in: dir)
+        let r = try runVinyard(["validate", input, "--report", "json", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let inputs = try #require(try Self.report(r)["inputs"] as? [[String: Any]])
+        let warnings = try #require(inputs.first?["warnings"] as? [String])
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(warnings.first?.contains("'Odometer (1000 km)' (column 2) maps to field odometer_km, but its unit '1000 km'") == true,
+            "\(warnings)")
+        #expect(r.stderr.contains("units.csv: column 'Odometer (1000 km)'"), "\(r.stderr)")
+
+        let fine = try Self.write("VIN,Mileage (mi),Power [kW],Price (USD)\n1FTFW1E57KFA14352,1,2,3\n", "fine.csv", in: dir)
+        let f = try runVinyard(["validate", fine, "--report", "json", "--quiet"])
+        #expect(f.status == 0, "\(f.stderr)")
+        let fineInputs = try #require(try Self.report(f)["inputs"] as? [[String: Any]])
+        #expect((fineInputs.first?["warnings"] as? [String]) == [], "\(fineInputs)")
+    }
 }

@@ -128,6 +128,7 @@ public final class Pipeline {
                         one: "column", many: "columns", source: mapper.mapping.name,
                         fix: "rename the header to a field name or one of its aliases"))
             }
+            input.warnings += mapper.unconvertedUnitWarnings(header)
         }
         defer {
             input.bytes = reader.bytesRead

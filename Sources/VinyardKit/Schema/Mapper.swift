@@ -235,6 +235,28 @@ public final class Mapper {
         return entries
     }
 
+    /// Warnings for header columns matched to a field through its name or aliases whose unit in
+    /// brackets does not convert into the field's unit (`Odometer (kg)`, `Odometer (1000 km)`,
+    /// `Mileage (thousand miles)`): such a column is read in the field's own unit, so the run says
+    /// so instead of loading values that may be off by a factor without a word. Once per header.
+    public func unconvertedUnitWarnings(_ names: [String]) -> [String] {
+        guard mapping.matchAliases else { return [] }
+        var out: [String] = []
+        for (i, name) in names.enumerated() {
+            let folded = Schema.fold(name)
+            guard explicit[folded] == nil, !ignored.contains(folded), let f = aliases[folded],
+                let target = schema.fields[f].unit, let unit = Self.bracketUnit(name),
+                Self.conversion(from: unit, to: target) == nil
+            else { continue }
+            let known = Self.units.keys.filter { !$0.contains("-") && Self.conversion(from: $0, to: target) != nil }.sorted()
+            out.append(
+                "column '\(name)' (column \(i + 1)) maps to field \(schema.fields[f].name), but its unit '\(unit)' "
+                    + "does not convert into \(target): its values are read as \(target); if they are not, "
+                    + "convert them or name the unit in the header (\(known.joined(separator: ", ")))")
+        }
+        return out
+    }
+
     /// The keys of a record or header this mapping does not use (neither mapped nor ignored).
     public func unmappedKeys(_ names: [String]) -> [String] {
         names.filter { slots(for: $0).isEmpty && !ignored.contains(Schema.fold($0)) }
