@@ -67,4 +67,24 @@ import VinyardKit
         let fineInputs = try #require(try Self.report(f)["inputs"] as? [[String: Any]])
         #expect((fineInputs.first?["warnings"] as? [String]) == [], "\(fineInputs)")
     }
+
+    /// WMIs of current plants that decoded as unknown (`vin.wmi_unknown`) or in the wrong country:
+    /// Tesla's Grünheide plant (XP7, read as an unknown Dutch maker), Hyundai's and Nissan's Russian
+    /// plants (Z94, Z8N: no country at all, the Z6–Z0 range was missing), VW Kaluga (XW8), Toyota
+    /// Vietnam (RL4). The check digits are right.
+    @Test(arguments: [
+        ("XP7YGCEK5PB000001", "Tesla", "Germany"), ("Z94CB41A8DR000001", "Hyundai", "Russia"),
+        ("Z8NAJL00350000001", "Nissan", "Russia"), ("XW8ZZZ617DG000001", "Volkswagen", "Russia"),
+        ("RL4BB3HE8PJ000001", "Toyota", "Vietnam"),
+    ])
+    func currentPlantWMIsDecode(_ vin: String, _ manufacturer: String, _ country: String) throws {
+        let r = try runVinyard(["decode", "--format", "json", vin])
+        #expect(r.status == 0, "\(r.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]])
+        let row = try #require(rows.first)
+        #expect((row["manufacturer"] as? String)?.hasPrefix(manufacturer) == true, "\(row)")
+        #expect(row["country"] as? String == country, "\(row)")
+        let codes = (row["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+        #expect(!codes.contains("vin.wmi_unknown"), "\(codes)")
+    }
 }

@@ -32,12 +32,15 @@ enum VINCountries {
             ("V", "A", "E", "Austria"), ("V", "F", "R", "France"), ("V", "S", "W", "Spain"),
             ("V", "X", "2", "Serbia"), ("V", "3", "5", "Croatia"), ("V", "6", "0", "Estonia"),
             ("W", "A", "0", "Germany"),
-            ("X", "A", "E", "Bulgaria"), ("X", "F", "K", "Greece"), ("X", "L", "R", "Netherlands"),
+            ("X", "A", "E", "Bulgaria"), ("X", "F", "K", "Greece"), ("X", "L", "N", "Netherlands"),
+            // XP: reassigned to Germany (Tesla Grünheide stamps XP7).
+            ("X", "P", "P", "Germany"), ("X", "R", "R", "Netherlands"),
             ("X", "S", "W", "Russia"), ("X", "X", "2", "Luxembourg"), ("X", "3", "0", "Russia"),
             ("Y", "A", "E", "Belgium"), ("Y", "F", "K", "Finland"), ("Y", "L", "R", "Malta"),
             ("Y", "S", "W", "Sweden"), ("Y", "X", "2", "Norway"), ("Y", "3", "5", "Belarus"),
             ("Y", "6", "0", "Ukraine"),
             ("Z", "A", "R", "Italy"), ("Z", "X", "2", "Slovenia"), ("Z", "3", "5", "Lithuania"),
+            ("Z", "6", "0", "Russia"),
             ("1", "A", "0", "United States"), ("4", "A", "0", "United States"), ("5", "A", "0", "United States"),
             ("2", "A", "0", "Canada"),
             ("3", "A", "W", "Mexico"), ("3", "X", "7", "Costa Rica"), ("3", "8", "9", "Cayman Islands"),
@@ -90,6 +93,6 @@ enum VINCountries {
         "SE": "Sweden", "NL": "Netherlands", "BE": "Belgium", "AT": "Austria", "CZ": "Czech Republic",
         "HU": "Hungary", "SK": "Slovakia", "PL": "Poland", "RO": "Romania", "PT": "Portugal", "FI": "Finland",
         "TR": "Turkey", "IN": "India", "TH": "Thailand", "BR": "Brazil", "AR": "Argentina", "ZA": "South Africa",
-        "AU": "Australia", "TW": "Taiwan", "VN": "Vietnam",
+        "AU": "Australia", "TW": "Taiwan", "VN": "Vietnam", "RU": "Russia", "UZ": "Uzbekistan",
     ]
 }
