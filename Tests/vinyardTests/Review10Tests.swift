@@ -107,4 +107,17 @@ import VinyardKit
         #expect(warnings.first?.contains("'c19' (column 21), and 99980 more match no field of source fleet") == true,
             "\(warnings.first?.prefix(400) ?? "")")
     }
+
+    /// Makes sold under another maker's WMI were `vin.make_mismatch` warnings: an Abarth 595 has a
+    /// Fiat VIN (ZFA), an MG ZR a Rover Group one (SAR).
+    @Test func abarthAndMGRoverAreNotMakeMismatches() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = try Self.write("vin,make\nZFA312005HA123456,Abarth\nSARRF45B34A654321,MG\n", "makes.csv", in: dir)
+        let r = try runVinyard(["validate", input, "--report", "json", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try Self.report(r)
+        #expect(report["inserted"] as? Int == 2)
+        #expect((report["findings"] as? [String: Int])?["vin.make_mismatch"] == nil, "\(report)")
+    }
 }

@@ -928,7 +928,7 @@ SAF|ERF|ERF|GB|
 SAH|Honda UK (Rover plant)|Honda|GB|
 SAJ|Jaguar Land Rover Limited|Jaguar|GB|
 SAL|Jaguar Land Rover Limited|Land Rover|GB|
-SAR|Rover Group|Rover|GB|
+SAR|Rover Group|Rover,MG|GB|
 SAT|Triumph Motor Company|Triumph|GB|
 SAX|Austin Rover Group Limited|Sterling Motor Car|GB|
 SB1|Toyota Motor Manufacturing UK|Toyota|GB|
@@ -1148,7 +1148,7 @@ ZD4|Aprilia|Aprilia|IT|
 ZDC|Honda Italia Industriale|Honda|IT|
 ZDF|Ferrari S.p.A. (Dino)|Ferrari|IT|
 ZDM|Ducati Motor Holding S.p.A.|Ducati|IT|
-ZFA|FCA Italy S.P.A.|Fiat|IT|
+ZFA|FCA Italy S.P.A.|Fiat,Abarth|IT|
 ZFB|FCA Italy S.P.A.|Fiat,Jeep,Ram|IT|
 ZFC|FCA Italy (Fiat commercial)|Fiat|IT|
 ZFF|Ferrari S.P.A.|Ferrari|IT|
