@@ -120,4 +120,27 @@ import VinyardKit
         #expect(report["inserted"] as? Int == 2)
         #expect((report["findings"] as? [String: Int])?["vin.make_mismatch"] == nil, "\(report)")
     }
+
+    /// A Vinyard database damaged inside (its header and schema fine, data pages broken) made
+    /// `import` fail with exit 74 (I/O error) when it reached a broken page; a damaged `--db` is
+    /// exit 65, as when the damage is found on opening. The import is rolled back.
+    @Test func damagedDatabaseFoundWhileImportingIsExit65() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rows = dir.appendingPathComponent("rows.csv").path
+        #expect(try runVinyard(["generate", "--rows", "20000", "--seed", "3", "-o", rows]).status == 0)
+        let db = dir.appendingPathComponent("fleet.db").path
+        #expect(try runVinyard(["import", rows, "--db", db, "--quiet"]).status == 0)
+        // Break every page past the first two (the header and schema stay readable).
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: db))
+        for page in stride(from: 8192, to: bytes.count - 4096, by: 4096) {
+            bytes.replaceSubrange((page + 100)..<(page + 120), with: Data(repeating: 0xFF, count: 20))
+        }
+        try bytes.write(to: URL(fileURLWithPath: db))
+        let more = try Self.write("vin,make\n1FTFW1E57KFA14352,Ford\n1HGCV1F52MA000123,Honda\n", "more.csv", in: dir)
+        let r = try runVinyard(["import", more, "--db", db, "--quiet"])
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("damaged"), "\(r.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == bytes)
+    }
 }
