@@ -37,10 +37,16 @@ import VinyardKit
             #expect((report["findings"] as? [String: Int])?["row.malformed"] == 1, "\(name): \(report)")
         }
         // A record with a list of scalars under a key that is no wrapper key is still one record.
-        let one = try Self.write(#"[{"vin":"1FTFW1E57KFA14352","options":["a", "b"]}]"#, "one.json", in: dir)
-        let r = try runVinyard(["validate", one, "--report", "json", "--quiet"])
-        #expect(r.status == 0, "\(r.stderr)")
-        #expect(try Self.report(r)["inserted"] as? Int == 1)
+        // So is a vehicle (it has a VIN) with a mixed list under a wrapper key.
+        for (name, text) in [
+            ("one.json", #"[{"vin":"1FTFW1E57KFA14352","options":["a", "b"]}]"#),
+            ("list.json", #"[{"vin":"1FTFW1E57KFA14352","data":[{"a":1}, "x"]}]"#),
+        ] {
+            let one = try Self.write(text, name, in: dir)
+            let r = try runVinyard(["validate", one, "--report", "json", "--quiet"])
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+            #expect(try Self.report(r)["inserted"] as? Int == 1, "\(name)")
+        }
     }
 
     /// A header unit in brackets that does not convert into the field's unit (`Odometer (1000 km)`,
