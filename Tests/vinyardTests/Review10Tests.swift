@@ -149,4 +149,15 @@ import VinyardKit
         #expect(r.stderr.contains("damaged"), "\(r.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == bytes)
     }
+
+    /// A character that is not printable ASCII is named by its code point with at least four hex
+    /// digits (`U+00C9`, `U+0001`), as code points are written; it said `U+C9` and `U+1`.
+    @Test func codePointsInVINMessagesHaveFourDigits() throws {
+        let r = try runVinyard(["decode", "--format", "json", "1HGCM82633A00\u{C9}352", "1HGCM8\u{1}633A004352"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]])
+        let messages = rows.flatMap { ($0["findings"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String } }
+        #expect(messages.contains { $0.contains("U+00C9 at position 14") }, "\(messages)")
+        #expect(messages.contains { $0.contains("U+0001 at position 7") }, "\(messages)")
+    }
 }
