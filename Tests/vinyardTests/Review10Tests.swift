@@ -160,4 +160,36 @@ import VinyardKit
         #expect(messages.contains { $0.contains("U+00C9 at position 14") }, "\(messages)")
         #expect(messages.contains { $0.contains("U+0001 at position 7") }, "\(messages)")
     }
+
+    /// `decode -` writes as it reads: it held every VIN of standard input, every analysis and the
+    /// whole output until the input ended (211 MB for 200,000 VINs, and nothing written before
+    /// the end). With standard input still open, the first results now arrive.
+    @Test func decodeStreamsStandardInput() throws {
+        let process = Process()
+        process.executableURL = vinyardBinary
+        process.arguments = ["decode", "-"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // About 600 KB of text output: more than the output buffer holds.
+        let lines = String(repeating: "1HGCM82633A004352\n", count: 3000)
+        input.fileHandleForWriting.write(Data(lines.utf8))
+        nonisolated(unsafe) var first = Data()
+        let got = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            first = output.fileHandleForReading.availableData
+            got.signal()
+        }
+        let arrived = got.wait(timeout: .now() + 10) == .success
+        // Either way, end the input and drain the output so that the process ends.
+        try input.fileHandleForWriting.close()
+        _ = output.fileHandleForReading.readDataToEndOfFile()
+        if !arrived { _ = got.wait(timeout: .now() + 20) }
+        process.waitUntilExit()
+        #expect(arrived, "no output while standard input is open")
+        #expect(String(decoding: first, as: UTF8.self).hasPrefix("1HGCM82633A004352: valid"))
+        #expect(process.terminationStatus == 0)
+    }
 }
