@@ -77,11 +77,16 @@ import VinyardKit
     /// WMIs of current plants that decoded as unknown (`vin.wmi_unknown`) or in the wrong country:
     /// Tesla's Grünheide plant (XP7, read as an unknown Dutch maker), Hyundai's and Nissan's Russian
     /// plants (Z94, Z8N: no country at all, the Z6–Z0 range was missing), VW Kaluga (XW8), Toyota
-    /// Vietnam (RL4). The check digits are right.
+    /// Vietnam (RL4); and codes assigned outside their country's legacy range read as that range's
+    /// country: GM Uzbekistan's XWB as Russia, Opel's VXK as Serbia, Toyota's Graz-built WZ1 as
+    /// Germany. The check digits are right.
     @Test(arguments: [
         ("XP7YGCEK5PB000001", "Tesla", "Germany"), ("Z94CB41A8DR000001", "Hyundai", "Russia"),
         ("Z8NAJL00350000001", "Nissan", "Russia"), ("XW8ZZZ617DG000001", "Volkswagen", "Russia"),
         ("RL4BB3HE8PJ000001", "Toyota", "Vietnam"),
+        // Codes outside their country's legacy ISO 3780 range: the plant's country wins.
+        ("XWBJF69VXEW123456", "Chevrolet", "Uzbekistan"), ("VXKUHZKXXLW123456", "Opel", "France"),
+        ("WZ1DB4C07LW123456", "Toyota", "Austria"),
     ])
     func currentPlantWMIsDecode(_ vin: String, _ manufacturer: String, _ country: String) throws {
         let r = try runVinyard(["decode", "--format", "json", vin])

@@ -32,9 +32,7 @@ enum VINCountries {
             ("V", "A", "E", "Austria"), ("V", "F", "R", "France"), ("V", "S", "W", "Spain"),
             ("V", "X", "2", "Serbia"), ("V", "3", "5", "Croatia"), ("V", "6", "0", "Estonia"),
             ("W", "A", "0", "Germany"),
-            ("X", "A", "E", "Bulgaria"), ("X", "F", "K", "Greece"), ("X", "L", "N", "Netherlands"),
-            // XP: reassigned to Germany (Tesla Grünheide stamps XP7).
-            ("X", "P", "P", "Germany"), ("X", "R", "R", "Netherlands"),
+            ("X", "A", "E", "Bulgaria"), ("X", "F", "K", "Greece"), ("X", "L", "R", "Netherlands"),
             ("X", "S", "W", "Russia"), ("X", "X", "2", "Luxembourg"), ("X", "3", "0", "Russia"),
             ("Y", "A", "E", "Belgium"), ("Y", "F", "K", "Finland"), ("Y", "L", "R", "Malta"),
             ("Y", "S", "W", "Sweden"), ("Y", "X", "2", "Norway"), ("Y", "3", "5", "Belarus"),
@@ -93,6 +91,6 @@ enum VINCountries {
         "SE": "Sweden", "NL": "Netherlands", "BE": "Belgium", "AT": "Austria", "CZ": "Czech Republic",
         "HU": "Hungary", "SK": "Slovakia", "PL": "Poland", "RO": "Romania", "PT": "Portugal", "FI": "Finland",
         "TR": "Turkey", "IN": "India", "TH": "Thailand", "BR": "Brazil", "AR": "Argentina", "ZA": "South Africa",
-        "AU": "Australia", "TW": "Taiwan", "VN": "Vietnam", "RU": "Russia", "UZ": "Uzbekistan",
+        "AU": "Australia", "TW": "Taiwan", "VN": "Vietnam", "RU": "Russia", "UZ": "Uzbekistan", "CH": "Switzerland",
     ]
 }

@@ -4,7 +4,7 @@
 // 1156 WMIs, 14045 make rules.
 
 enum WMIData {
-    /// `WMI|manufacturer|makes (primary first)|ISO country|flags`, one per line; flag `H`: heavy trucks.
+    /// `WMI|manufacturer|makes (primary first)|ISO country|flags`, one per line; flag `H`: heavy trucks, `P`: the country is the plant's (wins over the ISO 3780 range).
     static let table = #"""
 109024|Ottawa Truck Corporation|Ottawa Brimont Corporation|US|
 10T|Oshkosh Corporation|Oshkosh,JLG,Pierce Manufacturing,Jerr-Dan,McNeilus,London,Frontline,Smit|US|
@@ -1026,8 +1026,8 @@ VWA|Nissan Vehículos Industriales|Nissan|ES|
 VWG|Volkswagen Group (trucks)|Volkswagen|ES|
 VWV|Volkswagen Navarra S.A.|Volkswagen|ES|
 VX1|SOUR ZAVODI CRVENA ZASTAVA dba Yugo America, Inc.|Zastava,Yugo|RS|
-VXE|Opel Automobile GmbH (Stellantis)|Opel|FR|
-VXK|Opel Automobile GmbH (Stellantis)|Opel|FR|
+VXE|Opel Automobile GmbH (Stellantis)|Opel|FR|P
+VXK|Opel Automobile GmbH (Stellantis)|Opel|FR|P
 W04|Adam Opel AG|Buick|GB|
 W06|Adam Opel AG|Cadillac|DE|
 W08|Adam Opel AG|Saturn,Opel|US|
@@ -1090,7 +1090,7 @@ WV3|Volkswagen Nutzfahrzeuge (trucks)|Volkswagen|DE|
 WVG|Volkswagen AG|Volkswagen|DE|
 WVW|Volkswagen AG|Volkswagen|DE|
 WYB|Mercedes-Benz, AG|Freightliner|DE|H
-WZ1|BMW AG|Toyota|AT|
+WZ1|BMW AG|Toyota|AT|P
 X4X|Avtotor (BMW assembly)|BMW|RU|
 X7L|Renault Russia|Renault|RU|
 X89AC5|Autokad Ltd|Autokad|RU|
@@ -1103,13 +1103,13 @@ XLR|DAF Trucks N.V.|DAF|NL|
 XLV|DAF Trucks (Leyland DAF)|DAF|NL|
 XLW|Terberg Benschop B.V.|Terberg Benschop B.V.|NL|H
 XMC|Mitsubishi Motors Europe (NedCar)|Mitsubishi|NL|
-XP7|Tesla Manufacturing Brandenburg SE|Tesla|DE|
+XP7|Tesla Manufacturing Brandenburg SE|Tesla|DE|P
 XTA|AvtoVAZ|Lada|RU|
 XTC|KAMAZ|KAMAZ|RU|
 XTH|GAZ|GAZ|RU|
 XTT|UAZ|UAZ|RU|
 XW8|Volkswagen Group Rus|Volkswagen,Škoda|RU|
-XWB|GM Uzbekistan (Ravon)|Chevrolet,Ravon|UZ|
+XWB|GM Uzbekistan (Ravon)|Chevrolet,Ravon|UZ|P
 XZ1|Nov Luxembourg S.A.|mycar|ZA|
 YH4|Fisker Automotive, Inc.|Fisker||
 YK1|Oy Saab Valmet Ab|Saab|FI|
