@@ -212,4 +212,23 @@ import VinyardKit
         #expect(warnings == ["column '' (column 2, no name) matches no field of source fleet and is not loaded; "
             + "to keep it, rename the header to a field name or one of its aliases"], "\(warnings)")
     }
+
+    /// Singular and short unit spellings in a header convert: `Tank (gallon)` was read as litres
+    /// without a word (10 gallons loaded as 10 l), and `litre`, `kilometre`, `kilowatt`, `ltr`
+    /// are the field's own units.
+    @Test func singularUnitSpellingsConvert() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = try Self.write(
+            "VIN,Tank (gallon),Odometer (kilometre),Power (kilowatt)\n1FTFW1E57KFA14352,10,1000,100\n"
+                + "1HGCV1F52MA000123,,,\n", "units.csv", in: dir)
+        let r = try runVinyard(["convert", input, "-o", "-", "--format", "jsonl", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.stderr.contains("does not convert"), "\(r.stderr)")
+        let first = try #require(r.stdout.split(separator: "\n").first)
+        let row = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
+        #expect(row["tank_capacity_l"] as? Double == 37.8541, "\(row)")
+        #expect(row["odometer_km"] as? Int == 1000, "\(row)")
+        #expect(row["power_kw"] as? Int == 100, "\(row)")
+    }
 }

@@ -577,10 +577,13 @@ public final class Mapper {
 
     private static let units: [String: (unit: String, factor: Double)] = [
         "km": ("km", 1), "kms": ("km", 1), "kilometres": ("km", 1), "kilometers": ("km", 1),
+        "kilometre": ("km", 1), "kilometer": ("km", 1),
         "mi": ("km", 1.609344), "mile": ("km", 1.609344), "miles": ("km", 1.609344), "miles-to-km": ("km", 1.609344),
-        "kw": ("kw", 1), "hp": ("kw", 0.745699872), "bhp": ("kw", 0.745699872), "ps": ("kw", 0.73549875),
-        "cv": ("kw", 0.73549875),
-        "l": ("l", 1), "litres": ("l", 1), "liters": ("l", 1), "gal": ("l", 3.785411784), "gallons": ("l", 3.785411784),
+        "kw": ("kw", 1), "kilowatt": ("kw", 1), "kilowatts": ("kw", 1),
+        "hp": ("kw", 0.745699872), "bhp": ("kw", 0.745699872), "ps": ("kw", 0.73549875),
+        "cv": ("kw", 0.73549875), "ch": ("kw", 0.73549875),
+        "l": ("l", 1), "litres": ("l", 1), "liters": ("l", 1), "litre": ("l", 1), "liter": ("l", 1), "ltr": ("l", 1),
+        "gal": ("l", 3.785411784), "gallons": ("l", 3.785411784), "gallon": ("l", 3.785411784),
     ]
 
     /// The factor converting `from` into `to` (1 for the same unit); nil when they do not convert.
