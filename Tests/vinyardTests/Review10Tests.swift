@@ -231,4 +231,19 @@ import VinyardKit
         #expect(row["odometer_km"] as? Int == 1000, "\(row)")
         #expect(row["power_kw"] as? Int == 100, "\(row)")
     }
+
+    /// Binary data named `.jsonl` (or read with `--input-format jsonl`) is refused as binary data
+    /// (exit 65), as it is for CSV and JSON; it was read as lines that each failed to parse, one
+    /// `row.malformed` reject per newline byte (exit 1).
+    @Test func binaryDataAsJSONLinesIsRefused() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var bytes = Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) })
+        for i in stride(from: 50, to: bytes.count, by: 97) { bytes[i] = 0 }
+        let url = dir.appendingPathComponent("blob.jsonl")
+        try bytes.write(to: url)
+        let r = try runVinyard(["validate", url.path, "--quiet"])
+        #expect(r.status == 65, "\(r.stdout.prefix(300)) \(r.stderr.prefix(300))")
+        #expect(r.stderr.contains("binary data"), "\(r.stderr.prefix(300))")
+    }
 }
