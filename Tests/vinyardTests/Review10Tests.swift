@@ -198,21 +198,6 @@ import VinyardKit
         #expect(process.terminationStatus == 0)
     }
 
-    /// A column without a name between named ones (`vin,,make`) is not loaded, and its values were
-    /// dropped without a word (only named columns were reported). It is reported now; the empty
-    /// names a spreadsheet leaves at the end of a header still are not.
-    @Test func unnamedColumnIsReportedAsNotLoaded() throws {
-        let dir = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let input = try Self.write("vin,,make,,\n1FTFW1E57KFA14352,x,Ford,,\n", "unnamed.csv", in: dir)
-        let r = try runVinyard(["validate", input, "--report", "json", "--quiet"])
-        #expect(r.status == 0, "\(r.stderr)")
-        let inputs = try #require(try Self.report(r)["inputs"] as? [[String: Any]])
-        let warnings = try #require(inputs.first?["warnings"] as? [String])
-        #expect(warnings == ["column '' (column 2, no name) matches no field of source fleet and is not loaded; "
-            + "to keep it, rename the header to a field name or one of its aliases"], "\(warnings)")
-    }
-
     /// Singular and short unit spellings in a header convert: `Tank (gallon)` was read as litres
     /// without a word (10 gallons loaded as 10 l), and `litre`, `kilometre`, `kilowatt`, `ltr`
     /// are the field's own units.

@@ -121,21 +121,14 @@ public final class Pipeline {
         if let mapper, let header = reader.csvHeader {
             input.warnings = mapper.shadowedColumns(header).map(\.message)
             let unmapped = mapper.unmappedKeys(header).filter { !$0.isEmpty }
-            // A column without a name before a named one (`vin,,make`) is not loaded either, and
-            // its values were dropped without a word; empty names at the end (a spreadsheet's
-            // trailing delimiters) are not named.
-            let lastNamed = header.lastIndex { !$0.isEmpty } ?? -1
-            let unnamed = header.indices.filter { $0 < lastNamed && header[$0].isEmpty }
-            if !unmapped.isEmpty || !unnamed.isEmpty {
+            if !unmapped.isEmpty {
                 // Each name's column from one pass over the header (a search per name was
                 // quadratic: 17 s for a 100,000-column header), and at most 20 named, as for JSON keys.
                 var firstColumn: [String: Int] = [:]
                 for (i, name) in header.enumerated() where firstColumn[name] == nil { firstColumn[name] = i + 1 }
                 let limit = 20
-                let all = unmapped.map { name in "'\(name)' (column \(firstColumn[name] ?? 0))" }
-                    + unnamed.map { "'' (column \($0 + 1), no name)" }
-                var places = Array(all.prefix(limit))
-                if all.count > limit { places.append("and \(all.count - limit) more") }
+                var places = unmapped.prefix(limit).map { name in "'\(name)' (column \(firstColumn[name] ?? 0))" }
+                if unmapped.count > limit { places.append("and \(unmapped.count - limit) more") }
                 input.warnings.append(
                     Self.unmappedWarning(
                         places, one: "column", many: "columns", source: mapper.mapping.name,
