@@ -173,7 +173,7 @@ def main():
             "// extracted by the PyPI package `vin` 0.6.2 (MIT), plus Scripts/wmi-supplement.tsv.\n"
             f"// {len(table_lines)} WMIs, {len(rule_lines)} make rules.\n\n"
             "enum WMIData {\n"
-            "    /// `WMI|manufacturer|makes (primary first)|ISO country|flags`, one per line; flag `H`: heavy trucks.\n"
+            "    /// `WMI|manufacturer|makes (primary first)|ISO country|flags`, one per line; flag `H`: heavy trucks, `P`: the country is the plant's (wins over the ISO 3780 range).\n"
             '    static let table = #"""\n'
         )
         out.write("\n".join(table_lines))

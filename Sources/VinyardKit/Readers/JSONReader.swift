@@ -150,7 +150,18 @@ public final class JSONReader: RecordReader {
             return first.name
         }
         let known = members.filter { knownWrapperKeys.contains($0.name.lowercased()) && isObjectArray($0.value) }
-        return known.count == 1 ? known[0].name : nil
+        if known.count == 1 { return known[0].name }
+        // Under a known wrapper key an array that holds objects is the record array even when some
+        // of its elements are not objects (`{"vehicles": [null, {…}]}`): those become `row.malformed`
+        // rejects, as in a bare array, instead of the whole envelope being read as one record that
+        // names no source (exit 64). Not in an object with a VIN: that is a vehicle with a list.
+        guard known.isEmpty, !members.contains(where: { Schema.fold($0.name) == "vin" }) else { return nil }
+        func holdsObjects(_ v: RawValue) -> Bool {
+            guard case .array(let elements) = v else { return false }
+            return elements.contains { if case .object = $0 { true } else { false } }
+        }
+        let mixed = members.filter { knownWrapperKeys.contains($0.name.lowercased()) && holdsObjects($0.value) }
+        return mixed.count == 1 ? mixed[0].name : nil
     }
 
     /// When the bytes from `from` (after whitespace) open an object that wraps the record array

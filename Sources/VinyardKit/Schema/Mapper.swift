@@ -307,6 +307,28 @@ public final class Mapper {
         return entries
     }
 
+    /// Warnings for header columns matched to a field through its name or aliases whose unit in
+    /// brackets does not convert into the field's unit (`Odometer (kg)`, `Odometer (1000 km)`,
+    /// `Mileage (thousand miles)`): such a column is read in the field's own unit, so the run says
+    /// so instead of loading values that may be off by a factor without a word. Once per header.
+    public func unconvertedUnitWarnings(_ names: [String]) -> [String] {
+        guard mapping.matchAliases else { return [] }
+        var out: [String] = []
+        for (i, name) in names.enumerated() {
+            let folded = Schema.fold(name)
+            guard explicit[folded] == nil, !ignored.contains(folded), let f = aliases[folded],
+                let target = schema.fields[f].unit, let unit = Self.bracketUnit(name),
+                Self.conversion(from: unit, to: target) == nil
+            else { continue }
+            let known = Self.units.keys.filter { !$0.contains("-") && Self.conversion(from: $0, to: target) != nil }.sorted()
+            out.append(
+                "column '\(name)' (column \(i + 1)) maps to field \(schema.fields[f].name), but its unit '\(unit)' "
+                    + "does not convert into \(target): its values are read as \(target); if they are not, "
+                    + "convert them or name the unit in the header (\(known.joined(separator: ", ")))")
+        }
+        return out
+    }
+
     /// The keys of a record or header this mapping does not use (neither mapped nor ignored).
     public func unmappedKeys(_ names: [String]) -> [String] {
         names.filter { slots(for: $0).isEmpty && !ignored.contains(Schema.fold($0)) }
@@ -628,10 +650,13 @@ public final class Mapper {
 
     private static let units: [String: (unit: String, factor: Double)] = [
         "km": ("km", 1), "kms": ("km", 1), "kilometres": ("km", 1), "kilometers": ("km", 1),
+        "kilometre": ("km", 1), "kilometer": ("km", 1),
         "mi": ("km", 1.609344), "mile": ("km", 1.609344), "miles": ("km", 1.609344), "miles-to-km": ("km", 1.609344),
-        "kw": ("kw", 1), "hp": ("kw", 0.745699872), "bhp": ("kw", 0.745699872), "ps": ("kw", 0.73549875),
-        "cv": ("kw", 0.73549875),
-        "l": ("l", 1), "litres": ("l", 1), "liters": ("l", 1), "gal": ("l", 3.785411784), "gallons": ("l", 3.785411784),
+        "kw": ("kw", 1), "kilowatt": ("kw", 1), "kilowatts": ("kw", 1),
+        "hp": ("kw", 0.745699872), "bhp": ("kw", 0.745699872), "ps": ("kw", 0.73549875),
+        "cv": ("kw", 0.73549875), "ch": ("kw", 0.73549875),
+        "l": ("l", 1), "litres": ("l", 1), "liters": ("l", 1), "litre": ("l", 1), "liter": ("l", 1), "ltr": ("l", 1),
+        "gal": ("l", 3.785411784), "gallons": ("l", 3.785411784), "gallon": ("l", 3.785411784),
     ]
 
     /// The factor converting `from` into `to` (1 for the same unit); nil when they do not convert.

@@ -412,6 +412,10 @@ extension Character {
     /// The character for messages: printable ones as themselves, others as a code point.
     var debugLabel: String {
         if let a = asciiValue, a >= 0x21, a < 0x7F { return "'\(self)'" }
-        return unicodeScalars.map { "U+" + String($0.value, radix: 16, uppercase: true) }.joined(separator: " ")
+        // At least four hex digits, as code points are written: U+0001, U+00C9, U+200B.
+        return unicodeScalars.map { scalar in
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        }.joined(separator: " ")
     }
 }

@@ -124,7 +124,7 @@ public struct VINChecker {
         let fast: VINCheck? = vin.withUTF8Bytes { b -> VINCheck? in
             guard VINEngine.isClean(b), let entryIndex = WMITable.lookupIndex(b) else { return nil }
             let ix = WMITable.index
-            let country = VINCountries.fastCountry(b[0], b[1]) ?? ix.countryNames[entryIndex]
+            let country = ix.plantCountryNames[entryIndex] ?? VINCountries.fastCountry(b[0], b[1]) ?? ix.countryNames[entryIndex]
             var year: Int?
             if let base = VINDecoder.yearBase(b[9]), base <= currentYear + 1 {
                 let latest = base + (currentYear + 1 - base) / 30 * 30

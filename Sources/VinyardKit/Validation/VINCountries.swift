@@ -38,6 +38,7 @@ enum VINCountries {
             ("Y", "S", "W", "Sweden"), ("Y", "X", "2", "Norway"), ("Y", "3", "5", "Belarus"),
             ("Y", "6", "0", "Ukraine"),
             ("Z", "A", "R", "Italy"), ("Z", "X", "2", "Slovenia"), ("Z", "3", "5", "Lithuania"),
+            ("Z", "6", "0", "Russia"),
             ("1", "A", "0", "United States"), ("4", "A", "0", "United States"), ("5", "A", "0", "United States"),
             ("2", "A", "0", "Canada"),
             ("3", "A", "W", "Mexico"), ("3", "X", "7", "Costa Rica"), ("3", "8", "9", "Cayman Islands"),
@@ -90,6 +91,6 @@ enum VINCountries {
         "SE": "Sweden", "NL": "Netherlands", "BE": "Belgium", "AT": "Austria", "CZ": "Czech Republic",
         "HU": "Hungary", "SK": "Slovakia", "PL": "Poland", "RO": "Romania", "PT": "Portugal", "FI": "Finland",
         "TR": "Turkey", "IN": "India", "TH": "Thailand", "BR": "Brazil", "AR": "Argentina", "ZA": "South Africa",
-        "AU": "Australia", "TW": "Taiwan", "VN": "Vietnam",
+        "AU": "Australia", "TW": "Taiwan", "VN": "Vietnam", "RU": "Russia", "UZ": "Uzbekistan", "CH": "Switzerland",
     ]
 }

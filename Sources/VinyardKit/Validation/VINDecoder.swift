@@ -237,7 +237,11 @@ public enum VINDecoder {
             let entry = ix.list[entryIndex]
             a.wmi = entry.code
             a.manufacturer = entry.manufacturer
-            if a.country == nil { a.country = ix.countryNames[entryIndex] }
+            if let plant = ix.plantCountryNames[entryIndex] {
+                a.country = plant
+            } else if a.country == nil {
+                a.country = ix.countryNames[entryIndex]
+            }
         }
         guard b.count == 17 else {
             a.make = entryIndex.map { ix.list[$0].make }

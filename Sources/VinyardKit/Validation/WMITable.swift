@@ -12,6 +12,10 @@ public struct WMIEntry: Sendable, Hashable {
     public var countryCode: String?
     /// True for heavy-truck makers, to which the North American position-7 year rule does not apply.
     public var heavyTruck: Bool
+    /// True when ``countryCode`` is the plant's country and wins over the ISO 3780 range of the
+    /// WMI's first two characters (flag `P`: a code assigned outside its country's legacy range,
+    /// such as Tesla Grünheide's XP7, or GM Uzbekistan's XWB in the old USSR range).
+    public var plantCountry: Bool = false
 
     /// The primary make (brand) of this WMI.
     public var make: String { makes.first ?? manufacturer }
@@ -143,7 +147,7 @@ enum WMITable {
             result[code] = WMIEntry(
                 code: code, manufacturer: text(bars[0] + 1, bars[1]), makes: makes,
                 countryCode: bars[3] > bars[2] + 1 ? text(bars[2] + 1, bars[3]) : nil,
-                heavyTruck: flags.contains(UInt8(ascii: "H")))
+                heavyTruck: flags.contains(UInt8(ascii: "H")), plantCountry: flags.contains(UInt8(ascii: "P")))
         }
         return result
     }()
@@ -173,6 +177,9 @@ enum WMITable {
         var ruleSets = LazyRuleSets(ranges: [])
         /// The ISO country name of each entry's country code.
         var countryNames: [String?] = []
+        /// The country name of each entry whose country wins over the ISO 3780 range
+        /// (``WMIEntry/plantCountry``), else nil.
+        var plantCountryNames: [String?] = []
     }
 
     static let index: Index = {
@@ -184,6 +191,7 @@ enum WMITable {
             let b = Array(key.utf8)
             ix.list.append(entry)
             ix.countryNames.append(entry.countryCode.flatMap { VINCountries.isoNames[$0] })
+            ix.plantCountryNames.append(entry.plantCountry ? ix.countryNames[ix.countryNames.count - 1] : nil)
             let position = Int16(ix.list.count)
             if b.count == 3, let i = index3(b[0], b[1], b[2]) {
                 ix.three[i] = position

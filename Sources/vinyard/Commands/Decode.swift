@@ -41,30 +41,50 @@ struct Decode: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            var inputs: [String] = []
-            for vin in vins {
-                if vin == "-" {
-                    // A byte-order mark (a list saved by a Windows editor) is not part of a VIN.
-                    let ignored = CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}"))
-                    while let line = readLine(strippingNewline: true) {
-                        let trimmed = line.trimmingCharacters(in: ignored)
-                        if !trimmed.isEmpty { inputs.append(trimmed) }
+            // VINs are decoded and written one at a time, arguments in order and `-` as standard
+            // input's lines: memory stays flat for a list of millions (every VIN, its analysis and
+            // the whole output were held first: 211 MB for 200,000 VINs).
+            var arguments = vins.makeIterator()
+            var readingStandardInput = false
+            // A byte-order mark (a list saved by a Windows editor) is not part of a VIN.
+            let ignored = CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}"))
+            func nextVIN() -> String? {
+                while true {
+                    if readingStandardInput {
+                        if let line = readLine(strippingNewline: true) {
+                            let trimmed = line.trimmingCharacters(in: ignored)
+                            if !trimmed.isEmpty { return trimmed }
+                            continue
+                        }
+                        readingStandardInput = false
                     }
-                } else {
-                    inputs.append(vin)
+                    guard let vin = arguments.next() else { return nil }
+                    if vin == "-" { readingStandardInput = true } else { return vin }
                 }
             }
-            guard !inputs.isEmpty else {
+            guard var vin = nextVIN() else {
                 throw VinyardError(.usage, "no VIN given; pass VINs as arguments or `-` to read them from standard input")
             }
             let year = VINDecoder.currentCalendarYear
-            let analyses = inputs.map { VINEngine.analyze($0, currentYear: year) }
-            let output: String
-            switch format {
-            case .json: output = DecodeOutput.json(analyses) + "\n"
-            case .text: output = analyses.map(DecodeOutput.text).joined(separator: "\n")
+            let sink = try FileByteSink(path: "-")
+            func write(_ text: String) throws {
+                var text = text
+                try text.withUTF8 { try sink.write(UnsafeRawBufferPointer($0)) }
             }
-            try FileByteSink.writeStandardOutput(output)
+            if format == .json { try write("[") }
+            var first = true
+            while true {
+                let analysis = VINEngine.analyze(vin, currentYear: year)
+                switch format {
+                case .json: try write((first ? "" : ",\n ") + DecodeOutput.object(analysis))
+                case .text: try write((first ? "" : "\n") + DecodeOutput.text(analysis))
+                }
+                first = false
+                guard let next = nextVIN() else { break }
+                vin = next
+            }
+            if format == .json { try write("]\n") }
+            try sink.close()
         }
     }
 }
@@ -90,10 +110,6 @@ enum DecodeOutput {
         row("plant", a.plant)
         row("serial", a.serial)
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    static func json(_ analyses: [VINAnalysis]) -> String {
-        "[" + analyses.map(object).joined(separator: ",\n ") + "]"
     }
 
     static func object(_ a: VINAnalysis) -> String {
