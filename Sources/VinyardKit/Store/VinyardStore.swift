@@ -221,14 +221,8 @@ public final class VinyardStore {
         }
         if error.isDiskFull { return VinyardError(.io, "\(context): disk full or I/O error", cause: error) }
         if error.isNotADatabase { return VinyardError(.malformedInput, "\(context): not a valid SQLite file", cause: error) }
-        // Damage found only when a page is read (an import that reaches a broken page) is the
-        // damaged database of the exit-status table (65), as when it is found on opening.
-        if error.isCorrupt {
-            return VinyardError(
-                .malformedInput,
-                "\(context): the database is damaged (\(error.message)); restore it from a backup or choose another --db path",
-                cause: nil)
-        }
+        // Damage found only when a page is read (an import that reaches a broken page) becomes
+        // the damaged database of the exit-status table (65) in `VinyardError.init`.
         return VinyardError(.store, context, cause: error)
     }
 
