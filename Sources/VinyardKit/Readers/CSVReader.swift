@@ -33,6 +33,11 @@ public final class CSVReader: RecordReader {
     var fastPathEnabled = false
     // Per-record scratch, reused.
     private var spans = FieldSpans()
+    /// Columns a header may have (a wider "header" is not a table: one of binary-like data, or
+    /// the wrong delimiter).
+    static let maxHeaderColumns = 200_000
+    /// Fields a row may have beyond the header before the rest is left unsplit (in its text).
+    static let maxExtraFields = 1_000
     private var scratch: [UInt8] = []
     /// The last record's fields: their storage is reused when the caller has let go of them.
     var lastFields: [RawField] = []
@@ -50,10 +55,22 @@ public final class CSVReader: RecordReader {
             var kind: UInt8  // 0 plain, 1 quoted (strip quotes), 2 needs unescaping
         }
         var items: [Span] = []
+        /// Fields kept at most: a row of millions of delimiters (a hostile or broken file) would
+        /// otherwise cost about 100 bytes of memory per byte read. Past it, the rest of the row
+        /// is scanned but not split (``overflowed``).
+        var limit = Int.max
+        private(set) var overflowed = false
         var count: Int { items.count }
-        mutating func removeAll() { items.removeAll(keepingCapacity: true) }
+        mutating func removeAll() {
+            items.removeAll(keepingCapacity: true)
+            overflowed = false
+        }
         @inline(__always) mutating func append(_ s: Int, _ e: Int, _ k: UInt8) {
-            items.append(Span(start: s, end: e, kind: k))
+            if items.count < limit {
+                items.append(Span(start: s, end: e, kind: k))
+            } else {
+                overflowed = true
+            }
         }
     }
 
@@ -100,6 +117,7 @@ public final class CSVReader: RecordReader {
             delimiter = try Self.detectDelimiter(buffer, inputName: inputName, fallback: defaultDelimiter ?? UInt8(ascii: ","))
         }
         // Header: the first non-empty row.
+        spans.limit = Self.maxHeaderColumns
         while let scanned = try scanNext() {
             if isBlank(scanned) {
                 consume(scanned)
@@ -111,10 +129,17 @@ public final class CSVReader: RecordReader {
             if hasNUL {
                 throw VinyardError(.malformedInput, "\(inputName): binary data (NUL byte) in the CSV header; is this a text file?")
             }
+            if spans.overflowed {
+                throw VinyardError(
+                    .malformedInput,
+                    "\(inputName):\(line): the header has more than \(Self.maxHeaderColumns) columns; is this a CSV file with this delimiter?")
+            }
             header = decodeFields(scanned, names: nil).fields.map { $0.value.scalarText ?? "" }
             consume(scanned)
             break
         }
+        // A row may have fields beyond the header (a ragged row, kept with them as a reject), up to a bound.
+        spans.limit = header.count + Self.maxExtraFields
         template = header.map { RawField($0, .string("")) }
         lastFields = []  // the header's own fields have no names; records start from `template`
         fastPathEnabled = Self.fastScanHandles(delimiter: delimiter)
@@ -157,7 +182,9 @@ public final class CSVReader: RecordReader {
             }
             let provenance = Provenance(input: inputName, line: startLine)
             Self.absorbTrailingDelimiters(&fields, header: header)
-            if fields.count != header.count {
+            if fields.count != header.count || spans.overflowed {
+                let overflowed = spans.overflowed
+                let found = overflowed ? "more than \(header.count + Self.maxExtraFields)" : "\(fields.count)"
                 let text = buffer.withBytes { p in
                     let slice = UnsafeBufferPointer(rebasing: p[scanned.start..<scanned.contentEnd])
                     return TextDecoding.decode(slice, encoding: encoding, recordIsUTF8: TextDecoding.isValidUTF8(slice))
@@ -165,9 +192,10 @@ public final class CSVReader: RecordReader {
                 consume(scanned)
                 let finding = Finding(
                     .rowRagged, .error,
-                    message: "expected \(header.count) fields (as in the header), found \(fields.count)",
+                    message: "expected \(header.count) fields (as in the header), found \(found)",
                     input: inputName, line: startLine)
-                return .reject(RawReject(provenance: provenance, text: text, fields: fields, finding: finding))
+                // A row too wide to split is kept whole as its text, not as its first fields.
+                return .reject(RawReject(provenance: provenance, text: text, fields: overflowed ? [] : fields, finding: finding))
             }
             consume(scanned)
             return .record(RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged))

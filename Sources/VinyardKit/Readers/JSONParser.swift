@@ -16,6 +16,10 @@ public struct JSONParser {
 
     /// The deepest nesting of arrays and objects accepted.
     public var maxDepth: Int
+    /// The most values one parsed value may hold, nested ones included: a record of millions of
+    /// tiny values (`[1,1,1,…]` up to the 256 MiB record limit) would take about ten times its
+    /// size in memory.
+    public var maxValues = 1_000_000
     /// How strings are decoded.
     public var encoding: TextEncoding
     /// Set when a string held bytes that are not valid UTF-8 (since the last reset).
@@ -70,9 +74,12 @@ public struct JSONParser {
     private mutating func run(_ p: UnsafeBufferPointer<UInt8>, from: Int, final: Bool) throws -> (RawValue, Int) {
         let n = p.count
         var i = from
+        var values = 0
         valueLoop: while true {
             Self.skipWS(p, &i)
             guard i < n else { throw Stop(message: "expected a value", at: i) }
+            values += 1
+            guard values <= maxValues else { throw Stop(message: "more than \(maxValues) values in one record", at: i) }
             var value: RawValue
             switch p[i] {
             case UInt8(ascii: "{"):

@@ -19,6 +19,28 @@ import Testing
         #expect(items[1].record?.provenance.line == 4)
     }
 
+    /// A row of hundreds of thousands of delimiters (a broken or hostile file) is one ragged
+    /// reject kept whole as its text, not split into a field per delimiter (about 100 bytes of
+    /// memory per byte read: 2 GB for a 20 MB row); reading goes on. A header wider than any
+    /// table is refused.
+    @Test(arguments: [7, 1 << 20])
+    func rowOfVeryManyFieldsIsOneRejectKeptAsText(chunk: Int) throws {
+        let wide = "1FTFW1E57KFA14352,Ford" + String(repeating: ",x", count: 200_000)
+        let (_, items) = try read("vin,make\n" + wide + "\n1HGCV1F52MA000123,Honda\n", chunk: chunk)
+        #expect(items.count == 2)
+        let reject = try #require(items.first?.reject)
+        #expect(reject.fields.isEmpty)
+        #expect(reject.text == wide)
+        #expect(reject.finding.message.contains("more than \(2 + CSVReader.maxExtraFields)"))
+        #expect(items.last?.record?.strings == ["1HGCV1F52MA000123", "Honda"])
+        // A ragged row within the bound keeps its fields.
+        let (_, few) = try read("vin,make\na,b,c\n", chunk: chunk)
+        #expect(few.first?.reject?.fields.count == 3)
+        #expect {
+            _ = try read("vin" + String(repeating: ",c", count: CSVReader.maxHeaderColumns) + "\n1,2\n", chunk: chunk)
+        } throws: { ($0 as? VinyardError)?.code == .malformedInput && "\($0)".contains("more than \(CSVReader.maxHeaderColumns) columns") }
+    }
+
     @Test func lineEndingsLFAndLoneCR() throws {
         let (_, lf) = try read("a,b\n1,2\n3,4\n")
         #expect(lf.compactMap(\.record).map(\.strings) == [["1", "2"], ["3", "4"]])

@@ -18,6 +18,21 @@ import Testing
         #expect(value("[1.50, -0, 2e10, true, false, null]") == .array([.number("1.50"), .number("-0"), .number("2e10"), .bool(true), .bool(false), .null]))
     }
 
+    /// A value of more values than the bound (a record of millions of tiny values, hostile or
+    /// broken) fails like a syntax error, so the reader makes it one reject; at the bound it parses.
+    @Test func valueCountIsBounded() {
+        var parser = JSONParser()
+        parser.maxValues = 10
+        let at = Array("[1,2,3,4,5,6,7,8,9]".utf8), over = Array("{\"a\":[1,2,3,4,5,6,7,8,9,10]}".utf8)
+        if case .value = at.withUnsafeBufferPointer({ parser.parse($0, from: 0, final: true) }) {} else { Issue.record("10 values refused") }
+        guard case .failure(let message, _) = over.withUnsafeBufferPointer({ parser.parse($0, from: 0, final: true) }) else {
+            Issue.record("12 values accepted")
+            return
+        }
+        #expect(message.contains("more than 10 values"))
+        #expect(JSONParser().maxValues == 1_000_000)
+    }
+
     @Test func escapesAndSurrogates() {
         #expect(value(#""a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00""#) == .string("a\"\\/\u{8}\u{c}\n\r\té😀"))
         #expect(value(#""\ud800x""#) == .string("\u{FFFD}x"))
