@@ -56,31 +56,6 @@ import VinyardKit
         #expect(prices == [18990, 18990, 1250, 18990.5, 18.99, 18.99])
     }
 
-    /// `import_runs.options` records every option that changes what a run loads: it kept
-    /// `on-duplicate`, `strict` and `source` only, so a run under `--reject-accidents` (which
-    /// rejects what another run loads) or `--decimal comma` looked like any other.
-    @Test func importRunRecordsTheOptionsThatChangeWhatIsLoaded() throws {
-        let dir = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let input = try Self.write(
-            #"{"vehicles":[{"ID":"1","Make":"BMW","AccidentFree":false,"FirstRegistration":"03/01/2019"}]}"#, "as.json", in: dir)
-        let db = dir.appendingPathComponent("a.db").path
-        let imported = try runVinyard([
-            "import", input, "--db", db, "--reject-accidents", "--decimal", "comma", "--date-format", "dd/MM/yyyy",
-            "--input-format", "json", "--quiet",
-        ])
-        #expect(imported.status == 0, "\(imported.stderr)")
-        let r = try runVinyard(["export", "--db", db, "--table", "import_runs", "--columns", "options", "--format", "json"])
-        #expect(r.status == 0, "\(r.stderr)")
-        // A JSON export writes the options as an object (review 12), not as a string of JSON.
-        let options = try #require(try Self.objects(r).first?["options"] as? [String: String])
-        #expect(options["reject-accidents"] == "true", "\(options)")
-        #expect(options["decimal"] == "comma", "\(options)")
-        #expect(options["date-format"] == "dd/MM/yyyy", "\(options)")
-        #expect(options["input-format"] == "json", "\(options)")
-        #expect(options["on-duplicate"] == "last", "\(options)")
-    }
-
     /// A warning stored in `findings` carries the JSON element its record came from: in an array
     /// written on one line (as APIs return it) every record is line 1, and the findings of its
     /// records could not be told apart by place. A database from before the column gets it.

@@ -105,7 +105,7 @@ extension Review12Tests {
 extension Review12Tests {
     /// `import_runs.options` kept only `on-duplicate`, `strict` and `source`: a run with
     /// `--decimal comma`, `--date-format` or `--reject-accidents` (which change what is loaded)
-    /// could not be told from one without.
+    /// could not be told from one without. (Review 11 found and fixed the same; this test serves both.)
     @Test func importRunsRecordsTheOptionsThatChangeWhatIsLoaded() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -114,7 +114,7 @@ extension Review12Tests {
         let db = dir.appendingPathComponent("fleet.db").path
         let r = try runVinyard([
             "import", input, "--db", db, "--decimal", "comma", "--date-format", "dd/MM/yyyy", "--reject-accidents",
-            "--delimiter", ";", "--quiet",
+            "--delimiter", ";", "--input-format", "csv", "--quiet",
         ])
         #expect(r.status == 0, "\(r.stderr)")
         let export = try runVinyard(["export", "--db", db, "--table", "import_runs", "--columns", "options", "--format", "jsonl"])
@@ -124,6 +124,7 @@ extension Review12Tests {
         #expect(options?["date-format"] == "dd/MM/yyyy")
         #expect(options?["reject-accidents"] == "true")
         #expect(options?["delimiter"] == ";")
+        #expect(options?["input-format"] == "csv")
         #expect(options?["on-duplicate"] == "last")
     }
 }

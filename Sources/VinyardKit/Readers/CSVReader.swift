@@ -88,24 +88,8 @@ public final class CSVReader: RecordReader {
         self.inputName = inputName
         self.encoding = encoding
         try buffer.skipBOM()
-        try buffer.fill(atLeast: 64 * 1024)
-        // Binary data is full of NUL bytes; a text file holds none, or a stray one in a row (a
-        // dirty export), which that row's checks meet as they would further on: many near the
-        // start (8 or more, and 1 in 1,000 bytes) mean binary data, not CSV. A NUL in the header
-        // is refused below.
-        let nul = buffer.withBytes { p -> Int? in
-            let window = p[buffer.start..<buffer.end]
-            var count = 0
-            for byte in window where byte == 0 { count += 1 }
-            guard count >= 8, count * 1000 >= window.count else { return nil }
-            return window.firstIndex(of: 0)
-        }
-        if let nul {
-            throw VinyardError(
-                .malformedInput,
-                "\(inputName): binary data (a NUL byte at byte \(buffer.base + nul)) where CSV text was expected; is this a text file?"
-            )
-        }
+        // A NUL in the header is refused below; a stray one in a row is that row's.
+        try buffer.refuseBinaryData(expecting: "CSV")
         // Excel's `sep=;` first line names the delimiter and precedes the header.
         let excelDelimiter = Self.skipExcelSeparatorLine(buffer)
         if excelDelimiter != nil { line += 1 }

@@ -88,6 +88,28 @@ final class InputBuffer {
         while available < count, try fill() {}
     }
 
+    /// Refuses binary data before a text reader reads it as records: binary data is full of NUL
+    /// bytes, while a text file holds none, or a stray one in a row (a dirty export), which that
+    /// row's checks meet as they would further on. Many near the start (8 or more in the first
+    /// 64 KiB, and 1 in 1,000 bytes) mean binary data.
+    /// - Parameter kind: what text was expected (`CSV`, `JSON Lines`), for the message.
+    /// - Throws: `.malformedInput` naming the input and the first NUL byte's offset.
+    func refuseBinaryData(expecting kind: String) throws {
+        try fill(atLeast: 64 * 1024)
+        let nul = withBytes { p -> Int? in
+            let window = p[start..<end]
+            var count = 0
+            for byte in window where byte == 0 { count += 1 }
+            guard count >= 8, count * 1000 >= window.count else { return nil }
+            return window.firstIndex(of: 0)
+        }
+        if let nul {
+            throw VinyardError(
+                .malformedInput,
+                "\(source.name): binary data (a NUL byte at byte \(base + nul)) where \(kind) text was expected; is this a text file?")
+        }
+    }
+
     /// Skips a UTF-8 byte order mark at the current position.
     func skipBOM() throws {
         try fill(atLeast: 3)
