@@ -16,14 +16,6 @@ public struct KeyTracker: Sendable {
         /// One byte of each filled field's hash, for the first ``fingerprintCount`` fields of
         /// `mask` in field order (two words: byte `k` is the `k`-th filled field's).
         var fingerprints: (UInt64, UInt64) = (0, 0)
-
-        init(valuesHash: UInt64, mask: UInt64, input: Int32, line: Int32, fingerprints: (UInt64, UInt64) = (0, 0)) {
-            self.valuesHash = valuesHash
-            self.mask = mask
-            self.input = input
-            self.line = line
-            self.fingerprints = fingerprints
-        }
     }
 
     /// Filled fields with a fingerprint per key.
@@ -36,9 +28,6 @@ public struct KeyTracker: Sendable {
         /// ``mask`` and the XOR of every field hash, when the builder computed them along with the
         /// hashes (``ValidationSink``: two loops less per record); nil to compute them here.
         var summary: (mask: UInt64, hash: UInt64)?
-        /// ``fingerprints(within:)`` of ``mask``, when the builder computed them along with the
-        /// hashes.
-        var summaryFingerprints: (UInt64, UInt64)?
         public init(fieldHashes: [UInt64]) { self.fieldHashes = fieldHashes }
 
         // Both loops run over a buffer pointer: `enumerated()` over the array cost ~300
@@ -54,8 +43,7 @@ public struct KeyTracker: Sendable {
         /// A byte of each field hash within `mask`, in field order, for the first
         /// ``KeyTracker/fingerprintCount`` of them (see ``Entry/fingerprints``).
         func fingerprints(within mask: UInt64) -> (UInt64, UInt64) {
-            if let summary, summary.mask == mask, let summaryFingerprints { return summaryFingerprints }
-            return fieldHashes.withUnsafeBufferPointer { hashes in
+            fieldHashes.withUnsafeBufferPointer { hashes in
                 var words: (UInt64, UInt64) = (0, 0)
                 var rest = mask
                 var k: UInt64 = 0

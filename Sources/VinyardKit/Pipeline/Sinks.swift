@@ -68,8 +68,6 @@ public final class ValidationSink: RecordSink {
         scratch.fieldHashes = []
         if hashes.count != values.count { hashes = Array(repeating: 0, count: values.count) }
         var mask: UInt64 = 0, all: UInt64 = 0
-        // The top byte of each of the first 16 filled fields' hashes (``KeyTracker/Entry/fingerprints``).
-        var prints: (UInt64, UInt64) = (0, 0), filled: UInt64 = 0
         // Borrowed elements: a `let v = values[i]` copy retained and released each value's string.
         counted.withUnsafeBufferPointer { counted in
             values.withUnsafeBufferPointer { values in
@@ -87,16 +85,7 @@ public final class ValidationSink: RecordSink {
                         case .bool(let b)?: out[i] = Self.wordHash(4, b ? 1 : 0, index: i)
                         }
                         if out[i] != 0 {
-                            if i < 64 {
-                                mask |= 1 << UInt64(i)
-                                let byte = out[i] >> 56
-                                if filled < 8 {
-                                    prints.0 |= byte << (8 * filled)
-                                } else if filled < 16 {
-                                    prints.1 |= byte << (8 * (filled - 8))
-                                }
-                                filled += 1
-                            }
+                            if i < 64 { mask |= 1 << UInt64(i) }
                             all ^= out[i]
                         }
                     }
@@ -105,7 +94,6 @@ public final class ValidationSink: RecordSink {
         }
         scratch.fieldHashes = hashes
         scratch.summary = (mask, all)
-        scratch.summaryFingerprints = prints
         return scratch
     }
 
