@@ -38,10 +38,12 @@ public struct Condition: Sendable, Hashable {
     /// - Throws: ``VinyardError`` `.usage` for a missing field, operator or value.
     public static func parse(_ text: String) throws -> Condition {
         let bytes = Array(text.utf8)
+        // A long condition (an `in` list of thousands of values) is quoted by its start only.
+        let quoted = text.count > 200 ? text.prefix(200) + "… (\(text.utf8.count) bytes)" : text
         func usage(_ why: String) -> VinyardError {
             VinyardError(
                 .usage,
-                "--where '\(text)': \(why); expected FIELD OP VALUE with OP one of = != < <= > >= ~ in "
+                "--where '\(quoted)': \(why); expected FIELD OP VALUE with OP one of = != < <= > >= ~ in "
                     + "(e.g. --where make=BMW --where 'year>=2015' --where 'status in active,maintenance')")
         }
         let symbols: Set<UInt8> = [UInt8(ascii: "="), UInt8(ascii: "!"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "~")]

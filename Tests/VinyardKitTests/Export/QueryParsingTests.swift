@@ -47,6 +47,23 @@ import VinyardKit
         do { _ = try Condition.parse(text) } catch let e as VinyardError { #expect(e.code == .usage) } catch {}
     }
 
+    /// An `in` list over the bound is refused with the start of the condition, not all of it
+    /// (a list of 20,000 values echoed ~120 KB into the message).
+    @Test func longConditionIsQuotedByItsStart() {
+        let text = "vin in " + (0..<20_000).map { "V\($0)" }.joined(separator: ",")
+        do {
+            _ = try Condition.parse(text)
+            Issue.record("accepted \(Condition.maxInValues + 1)+ values")
+        } catch let e as VinyardError {
+            #expect(e.code == .usage)
+            #expect(e.message.contains("at most \(Condition.maxInValues) values"))
+            #expect(e.message.utf8.count < 600, "\(e.message.utf8.count) bytes")
+            #expect(e.message.contains("(\(text.utf8.count) bytes)"))
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
     @Test func sortKeys() throws {
         #expect(try SortKey.parse("vin") == SortKey(field: "vin"))
         #expect(try SortKey.parse("odometer_km:desc") == SortKey(field: "odometer_km", descending: true))
