@@ -628,3 +628,18 @@ let allSamples = [
         #expect(out.stdout == "vin,latitude,longitude,odometer_km\n1FTFW1E57KFA14352,52.35,4.83,\n1HGCV1F52MA000123,,,1609\n")
     }
 }
+
+/// A title line above the table (as spreadsheet exports write) cannot name the source; the error
+/// says to remove it, since the header must be the first line.
+@Suite struct TitleLineAboveHeaderTests {
+    @Test func titleLineGetsAHint() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("export.csv")
+        try Data("Fleet export;generated 2026-11-01\nVIN;Make;Model\n1FTFW1E57KFA14352;Ford;F-150\n".utf8).write(to: input)
+        let r = try runVinyard(["validate", input.path])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("cannot tell the source"))
+        #expect(r.stderr.contains("if the first line is a title or a note above the table, remove it"), "\(r.stderr)")
+    }
+}

@@ -111,7 +111,15 @@ public final class Pipeline {
         // An empty CSV (no bytes, a BOM alone, blank lines) has no header to detect from and no
         // records: it reads as zero records, like `[]` or an empty JSON Lines file.
         if mappingName == nil, let header = reader.csvHeader, header.contains(where: { !$0.isEmpty }) {
-            let mapping = try detector.detect(keys: header, wrapper: nil, inputName: path)
+            let mapping: SourceMapping
+            do {
+                mapping = try detector.detect(keys: header, wrapper: nil, inputName: path)
+            } catch var error as VinyardError where header.filter({ !$0.isEmpty }).count <= 2 {
+                // A title or note above the table (`Fleet export, 2026-11-01`), as spreadsheet
+                // exports write: the header must be the first line.
+                error.message += "; if the first line is a title or a note above the table, remove it: the header (VIN, Make, …) must be the first line"
+                throw error
+            }
             mapper = try checkMapping(mapping.name)
             mappingName = mapping.name
         }
