@@ -266,7 +266,11 @@ public final class Mapper {
         var number: String?, unit: String?
         for m in members {
             switch (m.name.lowercased(), m.value) {
-            case ("value", .number(let n)), ("amount", .number(let n)): number = n
+            case ("value", .number(let n)), ("amount", .number(let n)):
+                // A JSON number's `.` is its decimal point: `18.990` is 18.99. As text beside a
+                // unit it would be read as written (`18.990 EUR` groups thousands), so a fourth
+                // decimal digit keeps it a decimal under every --decimal.
+                number = n.utf8.contains(where: { $0 == 0x65 || $0 == 0x45 }) || !n.utf8.contains(0x2E) ? n : n + "0"
             case ("value", .string(let n)), ("amount", .string(let n)): number = n
             case ("unit", .string(let u)), ("currency", .string(let u)): unit = u
             default: return nil

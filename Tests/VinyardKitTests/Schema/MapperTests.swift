@@ -532,4 +532,29 @@ import Testing
             ]))
         #expect(address.findings.map(\.code) == [.fieldType])
     }
+
+    /// A JSON number in a measurement is a number: `{"amount": 18.990}` is 18.99 and
+    /// `{"value": 1.500, "unit": "kW"}` is 1.5 kW, as the same numbers outside an object are; they
+    /// were read as text (`18.990 EUR`: 18990; `1.500 kW`: ambiguous, a reject).
+    @Test func jsonNumbersInMeasurementsKeepTheirDecimalPoint() throws {
+        let m = try mapper("fleet")
+        let r = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("price", .object([RawField("amount", .number("18.990")), RawField("currency", .string("EUR"))])),
+                ("power", .object([RawField("value", .number("1.500")), RawField("unit", .string("kW"))])),
+                ("odometer", .object([RawField("value", .number("1.5e3")), RawField("unit", .string("km"))])),
+            ]))
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        #expect(r.value("price", in: m) == .real(18.99))
+        #expect(r.value("power_kw", in: m) == .real(1.5))
+        #expect(r.value("odometer_km", in: m) == .integer(1500))
+        // Text keeps its meaning: `18.990 €` written as a string is a European price.
+        let text = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("price", .object([RawField("amount", .string("18.990")), RawField("currency", .string("EUR"))])),
+            ]))
+        #expect(text.value("price", in: m) == .real(18990))
+    }
 }
