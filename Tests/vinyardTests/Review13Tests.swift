@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+import VinyardKit
+
+/// Black-box findings of review 13, each run through the built binary.
+@Suite struct Review13Tests {
+    /// Writes `text` to `name` in `dir` and returns its path.
+    static func write(_ text: String, _ name: String, in dir: URL) throws -> String {
+        let url = dir.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    /// Keys nested in objects are read as fields, so they name the source too: a locations feed
+    /// whose coordinates sit under `location`/`gps` (`{"name", "location": {"lat", "lng"}}`) was
+    /// refused with "cannot tell the source from its keys (name, location)".
+    @Test func nestedKeysNameTheSource() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = try Self.write(
+            #"[{"name": "Depot A", "location": {"lat": 52.3547498, "lng": 4.8339215}}, {"name": "Depot B", "gps": {"lat": 19.0823998, "lon": 72.8111468}}]"#,
+            "depots.json", in: dir)
+        let db = dir.appendingPathComponent("v.db").path
+        let r = try runVinyard(["import", input, "--db", db, "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = try runVinyard(["export", "--db", db, "--table", "locations", "--columns", "name,latitude,longitude"])
+        #expect(out.stdout == "name,latitude,longitude\nDepot A,52.3547498,4.8339215\nDepot B,19.0823998,72.8111468\n")
+    }
+}
