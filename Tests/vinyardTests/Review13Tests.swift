@@ -27,3 +27,20 @@ import VinyardKit
         #expect(out.stdout == "name,latitude,longitude\nDepot A,52.3547498,4.8339215\nDepot B,19.0823998,72.8111468\n")
     }
 }
+
+extension Review13Tests {
+    /// A nested member is named by its path in warnings (`gps.lat`), as the members no field takes
+    /// are (`gps.accuracy`); the shadowing warning named `gps lat`, a key the input does not have.
+    @Test func nestedMembersAreNamedByTheirPath() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = try Self.write(
+            #"[{"vin": "1HGCV1F52MA000123", "latitude": 50, "gps": {"lat": 52.1, "lon": 4.5, "accuracy": 3}}]"#,
+            "gps.json", in: dir)
+        let r = try runVinyard(["validate", input])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("keys 'latitude' and 'gps.lat' both map to field latitude"), "\(r.stderr)")
+        #expect(r.stderr.contains("key 'gps.accuracy'"), "\(r.stderr)")
+        #expect(!r.stderr.contains("gps lat"), "\(r.stderr)")
+    }
+}

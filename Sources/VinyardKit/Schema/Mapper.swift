@@ -208,7 +208,7 @@ public final class Mapper {
     /// - a measurement under a field's key (`"odometer": {"value": 1200, "unit": "mi"}`, or
     ///   `amount` and `currency`) is that field's value with its unit (`1200 mi`);
     /// - an object whose members name fields (`"location": {"lat": 52.3, "lng": 4.8}`, matched as
-    ///   `location lat`, then as `lat`) gives those members as fields; its other members become
+    ///   `location.lat` (compared as `location lat`), then as `lat`) gives those members as fields; its other members become
     ///   `location.name` keys, reported as not loaded like any unmapped key.
     /// An object under a field that takes one (a list field's JSON) or whose members name no
     /// field stays as it is. The raw record kept for rejects and duplicates is the original.
@@ -240,13 +240,15 @@ public final class Mapper {
             }
             var named: [RawField] = [], others: [RawField] = []
             for member in members {
-                let joined = field.name + " " + member.name
-                if !slots(for: joined).isEmpty {
-                    named.append(RawField(joined, member.value))
+                // Named by its path (`gps.lat`), as the input writes it, in warnings; matched as
+                // `gps lat` (names are compared without punctuation).
+                let path = field.name + "." + member.name
+                if !slots(for: path).isEmpty {
+                    named.append(RawField(path, member.value))
                 } else if !slots(for: member.name).isEmpty {
                     named.append(RawField(member.name, member.value))
                 } else {
-                    others.append(RawField(field.name + "." + member.name, member.value))
+                    others.append(RawField(path, member.value))
                 }
             }
             guard !named.isEmpty else {
