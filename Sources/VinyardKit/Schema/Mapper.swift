@@ -235,6 +235,12 @@ public final class Mapper {
             }
             if !outer.isEmpty, let text = Self.measurementText(members) {
                 out.append(RawField(field.name, .string(text)))
+                // Its other members (`"note": "estimated"`) are about the measurement, not the
+                // record: kept by their path, reported as not loaded (`note` alone is `notes`, and
+                // `unit` alone an alias of `source_id`).
+                for member in members where !Self.measurementMembers.contains(member.name.lowercased()) {
+                    out.append(RawField(field.name + "." + member.name, member.value))
+                }
                 changed = true
                 continue
             }
@@ -262,12 +268,23 @@ public final class Mapper {
         return changed ? out : nil
     }
 
+    /// The members a measurement object is made of.
+    static let measurementMembers: Set<String> = ["value", "amount", "unit", "currency"]
+
     /// `1200 km` for `{"value": 1200, "unit": "km"}` (or `amount` and `currency`: `32500 EUR`).
+    /// Other members may sit beside the number and its unit; they are not part of the text.
     static func measurementText(_ members: [RawField]) -> String? {
-        guard members.count == 2 else { return nil }
         var number: String?, unit: String?
         for m in members {
-            switch (m.name.lowercased(), m.value) {
+            let name = m.name.lowercased()
+            guard measurementMembers.contains(name) else { continue }
+            // One number and one unit: a second of either is no measurement.
+            if name == "value" || name == "amount" {
+                guard number == nil else { return nil }
+            } else {
+                guard unit == nil else { return nil }
+            }
+            switch (name, m.value) {
             case ("value", .number(let n)), ("amount", .number(let n)):
                 // A JSON number's `.` is its decimal point: `18.990` is 18.99. As text beside a
                 // unit it would be read as written (`18.990 EUR` groups thousands), so a fourth

@@ -557,4 +557,21 @@ import Testing
             ]))
         #expect(text.value("price", in: m) == .real(18990))
     }
+
+    /// A measurement with more members than its number and unit is still the measurement; the
+    /// others are about it, not the record. `{"value": 5, "unit": "mi", "note": "estimated"}` lost
+    /// its 5 mi and loaded `estimated` as the vehicle's notes and `mi` as its source_id (`unit`
+    /// is an alias of source_id).
+    @Test func measurementWithMoreMembersStaysTheMeasurement() throws {
+        let m = try mapper("fleet")
+        let r = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("odometer", .object([RawField("value", .number("5")), RawField("unit", .string("mi")), RawField("note", .string("estimated"))])),
+            ]))
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        #expect(r.value("odometer_km", in: m) == .integer(8))
+        #expect(r.value("notes", in: m) == nil)
+        #expect(r.value("source_id", in: m) == nil)
+    }
 }
