@@ -245,16 +245,32 @@ public final class Mapper {
                 continue
             }
             var named: [RawField] = [], others: [RawField] = []
+            var alone: [RawField] = []
+            var isPosition = false
             for member in members {
                 // Named by its path (`gps.lat`), as the input writes it, in warnings; matched as
                 // `gps lat` (names are compared without punctuation).
                 let path = field.name + "." + member.name
                 if !slots(for: path).isEmpty {
                     named.append(RawField(path, member.value))
+                    if isCoordinate(slots(for: path)) { isPosition = true }
                 } else if !slots(for: member.name).isEmpty {
-                    named.append(RawField(member.name, member.value))
+                    alone.append(member)
+                    if isCoordinate(slots(for: member.name)) { isPosition = true }
                 } else {
                     others.append(RawField(path, member.value))
+                }
+            }
+            // A position (`gps`, `location`) in a vehicle record describes where the vehicle is:
+            // its other members (`status`, `id` of the fix) are not the vehicle's, and are
+            // reported by their path (in a place's record they are the place's: `name`). The
+            // members of any other object are read alone.
+            let foreign = isPosition && mapping.key != .location
+            for member in alone {
+                if foreign, !isCoordinate(slots(for: member.name)) {
+                    others.append(RawField(field.name + "." + member.name, member.value))
+                } else {
+                    named.append(member)
                 }
             }
             guard !named.isEmpty else {
@@ -266,6 +282,14 @@ public final class Mapper {
             out += others
         }
         return changed ? out : nil
+    }
+
+    /// True when one of `slots` assigns the latitude or the longitude.
+    private func isCoordinate(_ slots: [Slot]) -> Bool {
+        slots.contains { slot in
+            guard case .assign(let f, _, _, _) = slot.kind else { return false }
+            return f == known.latitude || f == known.longitude
+        }
     }
 
     /// The members a measurement object is made of.

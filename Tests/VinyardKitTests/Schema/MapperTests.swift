@@ -575,3 +575,32 @@ import Testing
         #expect(r.value("source_id", in: m) == nil)
     }
 }
+
+extension NestedObjectMappingTests {
+    /// A position object's other members are the fix's, not the vehicle's: `"gps": {"lat", "lon",
+    /// "status": "fix", "id": "G77"}` rejected the vehicle (status 'fix' is not a known value) and
+    /// stored G77 as its source_id. In a place's record (locations) its `name` is the place's.
+    @Test func positionMembersOtherThanCoordinatesAreNotTheVehicles() throws {
+        let m = try mapper("fleet")
+        let r = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("gps", .object([RawField("lat", .number("52.5")), RawField("lon", .number("4.5")), RawField("status", .string("fix")), RawField("id", .string("G77"))])),
+            ]))
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        #expect(r.value("latitude", in: m) == .real(52.5))
+        #expect(r.value("status", in: m) == nil)
+        #expect(r.value("source_id", in: m) == nil)
+        // Any other object's members are read alone.
+        let vehicle = m.map(
+            rawRecord([("vehicle", .object([RawField("vin", .string("1FTFW1E57KFA14352")), RawField("make", .string("Ford"))]))]))
+        #expect(vehicle.findings.isEmpty, "\(vehicle.findings)")
+        #expect(vehicle.value("make", in: m) == .text("Ford"))
+
+        let places = try mapper("locations")
+        let place = places.map(
+            rawRecord([("location", .object([RawField("name", .string("Depot")), RawField("lat", .number("52.5")), RawField("lng", .number("4.5"))]))]))
+        #expect(place.findings.isEmpty, "\(place.findings)")
+        #expect(place.value("name", in: places) == .text("Depot"))
+    }
+}
