@@ -162,7 +162,8 @@ public enum ValueParser {
         if let first = b.first, first == 0x2B || first == 0x2D { b = b.dropFirst() }
         guard let dot = b.firstIndex(of: 0x2E) else { return false }
         let digits = b[..<dot], fraction = b[(dot + 1)...]
-        return (1...3).contains(digits.count) && digits.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+        // `0.000` is zero either way: no group follows a lone leading zero.
+        return (1...3).contains(digits.count) && digits.first != 0x30 && digits.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
             && fraction.elementsEqual("000".utf8)
     }
 

@@ -46,6 +46,9 @@ import Testing
             #expect(ValueParser.parseInteger(text) == .failure(.notWhole), "\(text)")
         }
         #expect(ValueParser.parseInteger("5.500") == .success(5500))
+        // Zero either way, not asked.
+        #expect(ValueParser.parseInteger("0.000") == .success(0))
+        #expect(ValueParser.parseInteger("-0.000") == .success(0))
     }
 
     /// `18.990` in a decimal field is 18990 with a dot grouping thousands (a European price) or
