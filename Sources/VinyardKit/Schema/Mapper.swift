@@ -267,7 +267,7 @@ public final class Mapper {
             // members of any other object are read alone.
             let foreign = isPosition && mapping.key != .location
             for member in alone {
-                if foreign, !isCoordinate(slots(for: member.name)) {
+                if foreign, !isCoordinate(slots(for: member.name), orAddress: true) {
                     others.append(RawField(field.name + "." + member.name, member.value))
                 } else {
                     named.append(member)
@@ -284,11 +284,12 @@ public final class Mapper {
         return changed ? out : nil
     }
 
-    /// True when one of `slots` assigns the latitude or the longitude.
-    private func isCoordinate(_ slots: [Slot]) -> Bool {
+    /// True when one of `slots` assigns the latitude or the longitude (`orAddress`: or the
+    /// address, which a position may carry: `"location": {"lat", "lng", "address"}`).
+    private func isCoordinate(_ slots: [Slot], orAddress: Bool = false) -> Bool {
         slots.contains { slot in
             guard case .assign(let f, _, _, _) = slot.kind else { return false }
-            return f == known.latitude || f == known.longitude
+            return f == known.latitude || f == known.longitude || (orAddress && schema.fields[f].name == "address")
         }
     }
 

@@ -591,6 +591,14 @@ extension NestedObjectMappingTests {
         #expect(r.value("latitude", in: m) == .real(52.5))
         #expect(r.value("status", in: m) == nil)
         #expect(r.value("source_id", in: m) == nil)
+        // Where it is, in words, is the vehicle's address.
+        let located = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("location", .object([RawField("lat", .number("52.5")), RawField("lng", .number("4.5")), RawField("address", .string("Dam 1"))])),
+            ]))
+        #expect(located.findings.isEmpty, "\(located.findings)")
+        #expect(located.value("address", in: m) == .text("Dam 1"))
         // Any other object's members are read alone.
         let vehicle = m.map(
             rawRecord([("vehicle", .object([RawField("vin", .string("1FTFW1E57KFA14352")), RawField("make", .string("Ford"))]))]))
