@@ -293,7 +293,12 @@ public final class JSONReader: RecordReader {
             guard try peek() == UInt8(ascii: ":") else { throw error("expected ':'", at: buffer.start) }
             advance(to: buffer.start + 1)
             if key == .string(wrapperKey ?? "") {
-                guard try peek() == UInt8(ascii: "[") else { throw error("expected '['", at: buffer.start) }
+                guard try peek() == UInt8(ascii: "[") else {
+                    let found = try peek().map(JSONParser.describe) ?? "the end of input"
+                    throw error(
+                        "this page's \"\(wrapperKey ?? "")\" is not an array (found \(found)); every page of a paged array holds its records in an array under that key",
+                        at: buffer.start)
+                }
                 advance(to: buffer.start + 1)
                 return
             }

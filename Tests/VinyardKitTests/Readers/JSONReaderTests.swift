@@ -207,6 +207,10 @@ import Testing
         #expect {
             _ = try items("[{\"a\": 1},\n{\"a\": \"open}]")
         } throws: { ($0 as? VinyardError)?.code == .malformedInput && "\($0)".contains("mem:2:") }
+        // A later page whose record key holds no array says so (it said only "expected '['").
+        #expect {
+            _ = try items("[{\"vehicles\": [{\"a\": 1}]},\n{\"vehicles\": null}]")
+        } throws: { "\($0)".contains("mem:2:") && "\($0)".contains("\"vehicles\" is not an array (found 'n')") }
     }
 
     @Test(arguments: ["", "   ", "42", "[1]]", "{\"a\":1}{\"b\":2}", "{\"a\": 1,}"])
