@@ -44,3 +44,30 @@ extension Review13Tests {
         #expect(!r.stderr.contains("gps lat"), "\(r.stderr)")
     }
 }
+
+extension Review13Tests {
+    /// A short ragged row rejected first does not name the rejects file's columns: they are the
+    /// header's (`vin,make,model`), not the short row's (`vin`, every later reject's make and model
+    /// going to `_extra`).
+    @Test func shortRaggedRowFirstDoesNotNameTheRejectsColumns() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = try Self.write(
+            "vin,make,model\n1FTFW1E57KFA14352\nBAD,Ford,X\n1HGCV1F52MA000123,Honda,Civic,extra\n", "short.csv", in: dir)
+        let rejects = dir.appendingPathComponent("rejects.csv").path
+        let r = try runVinyard(["validate", input, "--rejects", rejects, "--quiet"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let lines = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.first == "vin,make,model,_input,_line,_findings,_extra")
+        #expect(lines.count == 4)
+        #expect(lines[2].hasPrefix("BAD,Ford,X,"), "\(lines)")
+        #expect(lines[3].hasPrefix("1HGCV1F52MA000123,Honda,Civic,"), "\(lines)")
+
+        // Ragged rows alone: the one with the most of the header's columns names them.
+        let ragged = try Self.write("vin,make,model\n1FTFW1E57KFA14352\n1HGCV1F52MA000123,Honda,Civic,extra\n", "ragged.csv", in: dir)
+        #expect(try runVinyard(["validate", ragged, "--rejects", rejects, "--quiet"]).status == 1)
+        let only = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(only.first == "vin,make,model,_input,_line,_findings,_extra")
+        #expect(only.count == 3)
+    }
+}
