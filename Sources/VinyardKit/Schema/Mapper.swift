@@ -293,6 +293,13 @@ public final class Mapper {
         }
     }
 
+    /// True for a number written with exactly three digits after its `.` (and no exponent).
+    static func threeDecimals(_ n: String) -> Bool {
+        let b = Array(n.utf8)
+        guard let dot = b.firstIndex(of: 0x2E) else { return false }
+        return b.count - dot - 1 == 3 && b[(dot + 1)...].allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
     /// The members a measurement object is made of.
     static let measurementMembers: Set<String> = ["value", "amount", "unit", "currency"]
 
@@ -312,16 +319,21 @@ public final class Mapper {
             switch (name, m.value) {
             case ("value", .number(let n)), ("amount", .number(let n)):
                 // A JSON number's `.` is its decimal point: `18.990` is 18.99. As text beside a
-                // unit it would be read as written (`18.990 EUR` groups thousands), so a fourth
-                // decimal digit keeps it a decimal under every --decimal.
-                number = n.utf8.contains(where: { $0 == 0x65 || $0 == 0x45 }) || !n.utf8.contains(0x2E) ? n : n + "0"
+                // unit, three decimals would be read as written (`18.990 EUR` groups thousands),
+                // so a fourth decimal digit keeps them a decimal under every --decimal.
+                number = Self.threeDecimals(n) ? n + "0" : n
             case ("value", .string(let n)), ("amount", .string(let n)): number = n
+            // No reading (`{"value": null, "unit": "km"}`): the field is empty.
+            case ("value", .null), ("amount", .null): number = ""
             case ("unit", .string(let u)), ("currency", .string(let u)): unit = u
+            case ("unit", .null), ("currency", .null): unit = ""
             default: return nil
             }
         }
-        guard let number, let unit, !unit.isEmpty else { return nil }
-        return number + " " + unit
+        if number == "", unit != nil { return "" }
+        guard let number, let unit else { return nil }
+        // Without a unit (`"unit": null`), the number in the field's own unit.
+        return unit.isEmpty ? number : number + " " + unit
     }
 
     private func plan(for fields: [RawField]) -> [PlanEntry] {

@@ -549,6 +549,14 @@ import Testing
         #expect(r.value("price", in: m) == .real(18.99))
         #expect(r.value("power_kw", in: m) == .real(1.5))
         #expect(r.value("odometer_km", in: m) == .integer(1500))
+        for (number, value) in [("18.99", 18.99), ("18.9", 18.9), ("18.9901", 18.9901), ("18990", 18990)] {
+            let other = m.map(
+                rawRecord([
+                    ("vin", .string("1FTFW1E57KFA14352")),
+                    ("price", .object([RawField("amount", .number(number)), RawField("currency", .string("EUR"))])),
+                ]))
+            #expect(other.value("price", in: m) == .real(value), "\(number)")
+        }
         // Text keeps its meaning: `18.990 €` written as a string is a European price.
         let text = m.map(
             rawRecord([
@@ -573,6 +581,22 @@ import Testing
         #expect(r.value("odometer_km", in: m) == .integer(8))
         #expect(r.value("notes", in: m) == nil)
         #expect(r.value("source_id", in: m) == nil)
+        // No reading: the field is empty; its unit was read alone, as the vehicle's source_id.
+        let empty = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("odometer", .object([RawField("value", .null), RawField("unit", .string("km"))])),
+            ]))
+        #expect(empty.findings.isEmpty, "\(empty.findings)")
+        #expect(empty.value("odometer_km", in: m) == nil)
+        #expect(empty.value("source_id", in: m) == nil)
+        let unitless = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("odometer", .object([RawField("value", .number("1200")), RawField("unit", .null)])),
+            ]))
+        #expect(unitless.findings.isEmpty, "\(unitless.findings)")
+        #expect(unitless.value("odometer_km", in: m) == .integer(1200))
     }
 }
 
