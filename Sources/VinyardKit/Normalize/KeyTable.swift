@@ -73,6 +73,24 @@ struct KeyTable: Sendable {
         return nil
     }
 
+    /// Sets a key's entry to `make(its current entry)` when the key is in the table (one search);
+    /// returns the entry it had, or nil (and adds nothing) when it is not.
+    @discardableResult
+    mutating func update(_ hash: UInt64, _ make: (KeyTracker.Entry) -> KeyTracker.Entry) throws -> KeyTracker.Entry? {
+        let key = Self.stored(hash)
+        let p = Int(truncatingIfNeeded: key >> 56)
+        if let i = parts[p].find(key) {
+            let old = parts[p].entries[i]
+            parts[p].entries[i] = make(old)
+            return old
+        }
+        guard let spill, let found = try spilled(key) else { return nil }
+        var bytes: [UInt8] = []
+        Self.encode(key, make(found.entry), into: &bytes)
+        try spill.overwrite(bytes, at: found.record)
+        return found.entry
+    }
+
     /// Moves the live keys to a new sorted run in the file and empties memory.
     private mutating func spillLive() throws {
         guard let file = spill ?? (try? SortedRunFile(recordSize: Self.recordSize, what: "the keys seen so far", directory: spillDirectory)) else {

@@ -136,7 +136,8 @@ public enum ValueParser {
         }
     }
 
-    /// `[+-]d{1,3}[,.]ddd` with a group that is not `000`: the number the digits make together.
+    /// `[+-]d{1,3}[,.]ddd` with a group that is not `000` and digits not led by `0`: the number the
+    /// digits make together.
     static func singleGroupInteger(_ s: String) -> Int64? {
         var b = Array(s.utf8)[...]
         var negative = false
@@ -147,8 +148,9 @@ public enum ValueParser {
         guard let sep = b.firstIndex(where: { $0 == 0x2C || $0 == 0x2E }) else { return nil }
         let digits = b[..<sep], group = b[(sep + 1)...]
         let isDigit: (UInt8) -> Bool = { $0 >= 0x30 && $0 <= 0x39 }
-        guard (1...3).contains(digits.count), digits.allSatisfy(isDigit), group.count == 3, group.allSatisfy(isDigit),
-            !group.elementsEqual("000".utf8)
+        // `0.500` is half, not 500: a thousands group never follows a lone leading zero.
+        guard (1...3).contains(digits.count), digits.first != 0x30, digits.allSatisfy(isDigit), group.count == 3,
+            group.allSatisfy(isDigit), !group.elementsEqual("000".utf8)
         else { return nil }
         let value = (digits + group).reduce(Int64(0)) { $0 * 10 + Int64($1 - 0x30) }
         return negative ? -value : value
@@ -160,7 +162,8 @@ public enum ValueParser {
         if let first = b.first, first == 0x2B || first == 0x2D { b = b.dropFirst() }
         guard let dot = b.firstIndex(of: 0x2E) else { return false }
         let digits = b[..<dot], fraction = b[(dot + 1)...]
-        return (1...3).contains(digits.count) && digits.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+        // `0.000` is zero either way: no group follows a lone leading zero.
+        return (1...3).contains(digits.count) && digits.first != 0x30 && digits.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
             && fraction.elementsEqual("000".utf8)
     }
 

@@ -232,6 +232,21 @@ public final class Pipeline {
     /// The reading thread: fills batches with the input's items until it ends, fails, or the
     /// flow is cancelled. Detects a JSON input's source from its first record whose keys name
     /// one (within ``detectionWindow`` records; else the first record's error).
+    /// A record's keys with each object's members beside its own key (`location`, `lat`, `lng`);
+    /// nil when no value is an object.
+    static func nestedKeys(_ raw: RawRecord) -> [String]? {
+        var keys: [String] = []
+        var nested = false
+        for field in raw.fields {
+            keys.append(field.name)
+            if case .object(let members) = field.value {
+                nested = true
+                keys += members.map(\.name)
+            }
+        }
+        return nested ? keys : nil
+    }
+
     private func read(_ reader: InputReader, mappingName initial: String?, path: String, into flow: BatchFlow) {
         var mappingName = initial
         guard var batch = flow.takeFree(mappingName: mappingName) else { return }
@@ -244,8 +259,17 @@ public final class Pipeline {
                 if mappingName == nil, case .record(let raw) = item {
                     let mapping: SourceMapping
                     do {
-                        mapping = try detector.detect(
-                            keys: raw.fields.map(\.name), wrapper: reader.wrapperKey, inputName: path)
+                        do {
+                            mapping = try detector.detect(
+                                keys: raw.fields.map(\.name), wrapper: reader.wrapperKey, inputName: path)
+                        } catch {
+                            // Keys nested in objects are read as fields (`"location": {"lat", "lng"}`),
+                            // so they may name the source too.
+                            guard let nested = Self.nestedKeys(raw) else { throw error }
+                            guard let found = try? detector.detect(keys: nested, wrapper: reader.wrapperKey, inputName: path)
+                            else { throw error }
+                            mapping = found
+                        }
                     } catch {
                         // Held in the batch until a later record names the source.
                         if detectionError == nil { detectionError = error }

@@ -1,8 +1,9 @@
 /// Writes rejected records for sending back to whoever made the file: each with its original
 /// fields plus `_input`, `_line` and `_findings` (the codes and messages that rejected it).
 ///
-/// CSV (the default) takes its columns from the first rejected record that has fields (not counting
-/// a ragged row's fields beyond the header); fields a record has beyond them, and the original
+/// CSV (the default) takes its columns from the first rejected record that has fields (a reader's
+/// rejects, which may have only some of them, are held until then; without one, the ragged row
+/// with the most, not counting its fields beyond the header); fields a record has beyond them, and the original
 /// text of a row that could not be split into fields, go to a final `_extra` column as JSON, so
 /// nothing is lost. JSON Lines (a path ending in `.jsonl` or `.ndjson`,
 /// before any `.gz`) writes one object per reject with `_findings` as an array of objects; JSON
@@ -41,10 +42,12 @@ public final class RejectsWriter {
 
     /// Writes a row the reader could not split into fields.
     public func write(_ reject: RawReject) throws {
-        try write(fields: reject.fields, provenance: reject.provenance, text: reject.text, findings: [reject.finding])
+        try write(fields: reject.fields, provenance: reject.provenance, text: reject.text, findings: [reject.finding], fromReader: true)
     }
 
-    private func write(fields: [RawField], provenance: Provenance, text: String?, findings: [Finding]) throws {
+    /// - Parameter fromReader: a reader's reject, whose fields may be only some of the input's (a
+    ///   short ragged row's): held, as one without fields is, until a record names the columns.
+    private func write(fields: [RawField], provenance: Provenance, text: String?, findings: [Finding], fromReader: Bool = false) throws {
         count += 1
         if jsonLines {
             var object = fields
@@ -62,22 +65,38 @@ public final class RejectsWriter {
         if csv == nil {
             // A row that could not be split has no fields to name the columns: held (in order)
             // until a reject that has them, so the file still gets the input's columns.
-            if fields.isEmpty, pending.count < Self.pendingLimit {
+            // A short ragged row (`vin` of `vin,make,model`) named only some of them.
+            if fields.isEmpty || fromReader, pending.count < Self.pendingLimit, pendingBytes < Self.pendingByteLimit {
                 pending.append(Pending(fields: fields, provenance: provenance, text: text, findings: findings))
+                pendingBytes += text?.utf8.count ?? 0
                 return
             }
-            // A ragged row's fields beyond the header (`_extra_1`, …) are not columns of the
-            // input: they go to `_extra`, as they do for any later ragged row.
-            columns = fields.map(\.name).filter { !Self.isReaderExtraName($0) }
-            for (i, name) in columns.enumerated() { columnIndex[name, default: []].append(i) }
-            csv = CSVWriter(
-                sink: sink, columns: columns + ["_input", "_line", "_findings", "_extra"],
-                delimiter: delimiter)
-            let held = pending
-            pending = []
-            for p in held { try writeRow(fields: p.fields, provenance: p.provenance, text: p.text, findings: p.findings) }
+            settleColumns(fromReader ? pending.map(\.fields) + [fields] : [fields])
+            try writeHeld()
         }
         try writeRow(fields: fields, provenance: provenance, text: text, findings: findings)
+    }
+
+    /// Starts the CSV with the columns of the candidate with the most of them (the held rows
+    /// written first). A ragged row's fields beyond the header (`_extra_1`, …) are not columns of
+    /// the input: they go to `_extra`, as they do for any later ragged row.
+    private func settleColumns(_ candidates: [[RawField]]) {
+        var best: [String] = []
+        for fields in candidates {
+            let names = fields.map(\.name).filter { !Self.isReaderExtraName($0) }
+            if names.count > best.count { best = names }
+        }
+        columns = best
+        for (i, name) in columns.enumerated() { columnIndex[name, default: []].append(i) }
+        csv = CSVWriter(
+            sink: sink, columns: columns + ["_input", "_line", "_findings", "_extra"],
+            delimiter: delimiter)
+    }
+
+    private func writeHeld() throws {
+        let held = pending
+        pending = []
+        for p in held { try writeRow(fields: p.fields, provenance: p.provenance, text: p.text, findings: p.findings) }
     }
 
     /// A reject held until the CSV columns are known.
@@ -90,6 +109,9 @@ public final class RejectsWriter {
     private var pending: [Pending] = []
     /// Rejects without fields held at most before the columns are settled without them.
     static let pendingLimit = 1000
+    /// And at most this much of their text (a row kept whole as its text may be megabytes).
+    static let pendingByteLimit = 16 << 20
+    private var pendingBytes = 0
 
     /// `_extra_N`: the name the CSV reader gives a field beyond the header.
     static func isReaderExtraName(_ name: String) -> Bool {
@@ -137,11 +159,8 @@ public final class RejectsWriter {
             return
         }
         if csv == nil {
-            csv = CSVWriter(
-                sink: sink, columns: ["_input", "_line", "_findings", "_extra"], delimiter: delimiter)
-            let held = pending
-            pending = []
-            for p in held { try writeRow(fields: p.fields, provenance: p.provenance, text: p.text, findings: p.findings) }
+            settleColumns(pending.map(\.fields))
+            try writeHeld()
         }
         try csv?.finish()
     }

@@ -182,22 +182,33 @@ public final class ConvertSink: RecordSink {
     private var columns: [String] = []
     private let validation: ValidationSink
     /// First pass: occurrences of each key seen more than once, by key hash.
-    public private(set) var repeatedKeys: [UInt64: Int] = [:]
-    /// Second pass: occurrences of each repeated key still to come.
-    private var remaining: [UInt64: Int]?
+    public let repeatedKeys: RepeatedKeys
+    /// Second pass: whether `repeatedKeys` counts the occurrences still to come.
+    private let secondPass: Bool
 
     /// - Parameter makeWriter: builds the output writer for the given columns, on the first record.
     public init(rejects: RejectsWriter?, makeWriter: @escaping ([String]) throws -> any RecordWriter) {
         self.makeWriter = makeWriter
         self.validation = ValidationSink(rejects: rejects)
+        self.repeatedKeys = RepeatedKeys()
+        self.secondPass = false
+    }
+
+    /// The first pass with a key table that keeps at most `liveKeyLimit` keys in memory (tests).
+    init(rejects: RejectsWriter?, liveKeyLimit: Int, makeWriter: @escaping ([String]) throws -> any RecordWriter) {
+        self.makeWriter = makeWriter
+        self.validation = ValidationSink(rejects: rejects)
+        self.repeatedKeys = RepeatedKeys(liveKeyLimit: liveKeyLimit)
+        self.secondPass = false
     }
 
     /// The second pass: writes a repeated key's record at its last occurrence (`repeatedKeys` of
     /// the first pass over the same input); rejects were written by the first.
-    public init(keepingLastOf repeatedKeys: [UInt64: Int], makeWriter: @escaping ([String]) throws -> any RecordWriter) {
+    public init(keepingLastOf repeatedKeys: RepeatedKeys, makeWriter: @escaping ([String]) throws -> any RecordWriter) {
         self.makeWriter = makeWriter
         self.validation = ValidationSink(rejects: nil)
-        self.remaining = repeatedKeys
+        self.repeatedKeys = repeatedKeys
+        self.secondPass = true
     }
 
     public func accept(_ record: CanonicalRecord, schema: Schema, source: String) throws -> WriteResult {
@@ -215,14 +226,10 @@ public final class ConvertSink: RecordSink {
         let result = try validation.accept(record, schema: schema, source: source)
         var write = result.outcome == .inserted
         if let key = record.key {
-            if remaining != nil {
-                let h = KeyHash(schema.name, key).value
-                if let left = remaining?[h] {
-                    remaining?[h] = left > 1 ? left - 1 : nil
-                    write = left == 1
-                }
+            if secondPass {
+                if let left = try repeatedKeys.countDown(KeyHash(schema.name, key).value) { write = left == 0 }
             } else if result.outcome == .duplicate {
-                repeatedKeys[KeyHash(schema.name, key).value, default: 1] += 1
+                try repeatedKeys.countRepeat(KeyHash(schema.name, key).value)
             }
         }
         if write { try writer?.write(values: record.values, columns: columns) }
@@ -243,5 +250,41 @@ public final class ConvertSink: RecordSink {
         if writer == nil { writer = try makeWriter(emptyColumns) }
         try writer?.finish()
         try validation.finish()
+    }
+}
+
+/// The keys `convert`'s first pass saw more than once, each with its occurrences, in bounded
+/// memory (a ``KeyTable``: older keys move to a temporary file). A dictionary held every repeated
+/// key: 165 MB for a million (a file whose every key repeats), without bound.
+public final class RepeatedKeys {
+    private var table: KeyTable
+
+    init(liveKeyLimit: Int = KeyTable.defaultLiveLimit) { table = KeyTable(liveLimit: liveKeyLimit) }
+
+    /// True when no key repeated.
+    public var isEmpty: Bool { table.count == 0 }
+
+    /// The number of keys that repeated.
+    public var count: Int { table.count }
+
+    /// A repeat of a key (its second occurrence counts the first too).
+    func countRepeat(_ hash: UInt64) throws {
+        try table.upsert(hash) { entry in
+            var e = entry ?? KeyTracker.Entry(valuesHash: 1, mask: 0, input: 0, line: 0)
+            e.valuesHash += 1
+            return e
+        }
+    }
+
+    /// One occurrence of a key in the second pass: how many of its occurrences are still to come
+    /// after this one (0: this is its last), or nil when the key did not repeat.
+    func countDown(_ hash: UInt64) throws -> UInt64? {
+        let old = try table.update(hash) { entry in
+            var e = entry
+            if e.valuesHash > 0 { e.valuesHash -= 1 }
+            return e
+        }
+        guard let old, old.valuesHash > 0 else { return nil }
+        return old.valuesHash - 1
     }
 }

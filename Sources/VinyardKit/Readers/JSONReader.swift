@@ -149,13 +149,16 @@ public final class JSONReader: RecordReader {
         {
             return first.name
         }
-        let known = members.filter { knownWrapperKeys.contains($0.name.lowercased()) && isObjectArray($0.value) }
+        // An object with a VIN is a vehicle, whatever its lists are called (`"items": [{…}]`, its
+        // equipment): it was read as an envelope and its items as the records.
+        let hasVIN = members.contains(where: { Schema.fold($0.name) == "vin" })
+        let known = hasVIN ? [] : members.filter { knownWrapperKeys.contains($0.name.lowercased()) && isObjectArray($0.value) }
         if known.count == 1 { return known[0].name }
         // Under a known wrapper key an array that holds objects is the record array even when some
         // of its elements are not objects (`{"vehicles": [null, {…}]}`): those become `row.malformed`
         // rejects, as in a bare array, instead of the whole envelope being read as one record that
         // names no source (exit 64). Not in an object with a VIN: that is a vehicle with a list.
-        guard known.isEmpty, !members.contains(where: { Schema.fold($0.name) == "vin" }) else { return nil }
+        guard known.isEmpty, !hasVIN else { return nil }
         func holdsObjects(_ v: RawValue) -> Bool {
             guard case .array(let elements) = v else { return false }
             return elements.contains { if case .object = $0 { true } else { false } }
@@ -290,7 +293,12 @@ public final class JSONReader: RecordReader {
             guard try peek() == UInt8(ascii: ":") else { throw error("expected ':'", at: buffer.start) }
             advance(to: buffer.start + 1)
             if key == .string(wrapperKey ?? "") {
-                guard try peek() == UInt8(ascii: "[") else { throw error("expected '['", at: buffer.start) }
+                guard try peek() == UInt8(ascii: "[") else {
+                    let found = try peek().map(JSONParser.describe) ?? "the end of input"
+                    throw error(
+                        "this page's \"\(wrapperKey ?? "")\" is not an array (found \(found)); every page of a paged array holds its records in an array under that key",
+                        at: buffer.start)
+                }
                 advance(to: buffer.start + 1)
                 return
             }

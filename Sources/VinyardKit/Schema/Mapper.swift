@@ -208,7 +208,7 @@ public final class Mapper {
     /// - a measurement under a field's key (`"odometer": {"value": 1200, "unit": "mi"}`, or
     ///   `amount` and `currency`) is that field's value with its unit (`1200 mi`);
     /// - an object whose members name fields (`"location": {"lat": 52.3, "lng": 4.8}`, matched as
-    ///   `location lat`, then as `lat`) gives those members as fields; its other members become
+    ///   `location.lat` (compared as `location lat`), then as `lat`) gives those members as fields; its other members become
     ///   `location.name` keys, reported as not loaded like any unmapped key.
     /// An object under a field that takes one (a list field's JSON) or whose members name no
     /// field stays as it is. The raw record kept for rejects and duplicates is the original.
@@ -235,18 +235,42 @@ public final class Mapper {
             }
             if !outer.isEmpty, let text = Self.measurementText(members) {
                 out.append(RawField(field.name, .string(text)))
+                // Its other members (`"note": "estimated"`) are about the measurement, not the
+                // record: kept by their path, reported as not loaded (`note` alone is `notes`, and
+                // `unit` alone an alias of `source_id`).
+                for member in members where !Self.measurementMembers.contains(member.name.lowercased()) {
+                    out.append(RawField(field.name + "." + member.name, member.value))
+                }
                 changed = true
                 continue
             }
             var named: [RawField] = [], others: [RawField] = []
+            var alone: [RawField] = []
+            var isPosition = false
             for member in members {
-                let joined = field.name + " " + member.name
-                if !slots(for: joined).isEmpty {
-                    named.append(RawField(joined, member.value))
+                // Named by its path (`gps.lat`), as the input writes it, in warnings; matched as
+                // `gps lat` (names are compared without punctuation).
+                let path = field.name + "." + member.name
+                if !slots(for: path).isEmpty {
+                    named.append(RawField(path, member.value))
+                    if isCoordinate(slots(for: path)) { isPosition = true }
                 } else if !slots(for: member.name).isEmpty {
-                    named.append(RawField(member.name, member.value))
+                    alone.append(member)
+                    if isCoordinate(slots(for: member.name)) { isPosition = true }
                 } else {
+                    others.append(RawField(path, member.value))
+                }
+            }
+            // A position (`gps`, `location`) in a vehicle record describes where the vehicle is:
+            // its other members (`status`, `id` of the fix) are not the vehicle's, and are
+            // reported by their path (in a place's record they are the place's: `name`). The
+            // members of any other object are read alone.
+            let foreign = isPosition && mapping.key != .location
+            for member in alone {
+                if foreign, !isCoordinate(slots(for: member.name), orAddress: true) {
                     others.append(RawField(field.name + "." + member.name, member.value))
+                } else {
+                    named.append(member)
                 }
             }
             guard !named.isEmpty else {
@@ -260,20 +284,56 @@ public final class Mapper {
         return changed ? out : nil
     }
 
+    /// True when one of `slots` assigns the latitude or the longitude (`orAddress`: or the
+    /// address, which a position may carry: `"location": {"lat", "lng", "address"}`).
+    private func isCoordinate(_ slots: [Slot], orAddress: Bool = false) -> Bool {
+        slots.contains { slot in
+            guard case .assign(let f, _, _, _) = slot.kind else { return false }
+            return f == known.latitude || f == known.longitude || (orAddress && schema.fields[f].name == "address")
+        }
+    }
+
+    /// True for a number written with exactly three digits after its `.` (and no exponent).
+    static func threeDecimals(_ n: String) -> Bool {
+        let b = Array(n.utf8)
+        guard let dot = b.firstIndex(of: 0x2E) else { return false }
+        return b.count - dot - 1 == 3 && b[(dot + 1)...].allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
+    /// The members a measurement object is made of.
+    static let measurementMembers: Set<String> = ["value", "amount", "unit", "currency"]
+
     /// `1200 km` for `{"value": 1200, "unit": "km"}` (or `amount` and `currency`: `32500 EUR`).
+    /// Other members may sit beside the number and its unit; they are not part of the text.
     static func measurementText(_ members: [RawField]) -> String? {
-        guard members.count == 2 else { return nil }
         var number: String?, unit: String?
         for m in members {
-            switch (m.name.lowercased(), m.value) {
-            case ("value", .number(let n)), ("amount", .number(let n)): number = n
+            let name = m.name.lowercased()
+            guard measurementMembers.contains(name) else { continue }
+            // One number and one unit: a second of either is no measurement.
+            if name == "value" || name == "amount" {
+                guard number == nil else { return nil }
+            } else {
+                guard unit == nil else { return nil }
+            }
+            switch (name, m.value) {
+            case ("value", .number(let n)), ("amount", .number(let n)):
+                // A JSON number's `.` is its decimal point: `18.990` is 18.99. As text beside a
+                // unit, three decimals would be read as written (`18.990 EUR` groups thousands),
+                // so a fourth decimal digit keeps them a decimal under every --decimal.
+                number = Self.threeDecimals(n) ? n + "0" : n
             case ("value", .string(let n)), ("amount", .string(let n)): number = n
+            // No reading (`{"value": null, "unit": "km"}`): the field is empty.
+            case ("value", .null), ("amount", .null): number = ""
             case ("unit", .string(let u)), ("currency", .string(let u)): unit = u
+            case ("unit", .null), ("currency", .null): unit = ""
             default: return nil
             }
         }
-        guard let number, let unit, !unit.isEmpty else { return nil }
-        return number + " " + unit
+        if number == "", unit != nil { return "" }
+        guard let number, let unit else { return nil }
+        // Without a unit (`"unit": null`), the number in the field's own unit.
+        return unit.isEmpty ? number : number + " " + unit
     }
 
     private func plan(for fields: [RawField]) -> [PlanEntry] {

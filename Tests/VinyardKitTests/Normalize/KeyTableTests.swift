@@ -131,3 +131,29 @@ import Testing
         for (n, h) in hashes.prefix(5).enumerated() { #expect(try index.find(h) { $0 == Int64(n + 1) } == Int64(n + 1)) }
     }
 }
+
+/// `convert`'s repeated keys are counted in a ``KeyTable`` (bounded memory; a dictionary held every
+/// repeated key), through spills: each key's last occurrence is found in the second pass.
+@Suite struct RepeatedKeysTests {
+    @Test(arguments: [KeyTable.defaultLiveLimit, 7])
+    func lastOccurrenceIsFoundThroughSpills(liveLimit: Int) throws {
+        let keys = RepeatedKeys(liveKeyLimit: liveLimit)
+        #expect(keys.isEmpty)
+        // Key k occurs k % 4 + 1 times; its repeats (all but the first) are counted.
+        let occurrences = (0..<2_000).flatMap { k in [Int](repeating: k, count: k % 4 + 1) }.shuffled()
+        var seen = Set<Int>()
+        for k in occurrences where !seen.insert(k).inserted { try keys.countRepeat(UInt64(k) &* 0x9E37_79B9_7F4A_7C15 | 2) }
+        #expect(keys.count == (0..<2_000).filter { $0 % 4 > 0 }.count)
+        var left: [Int: Int] = [:]
+        for k in occurrences { left[k, default: 0] += 1 }
+        for k in occurrences {
+            left[k]! -= 1
+            let remaining = try keys.countDown(UInt64(k) &* 0x9E37_79B9_7F4A_7C15 | 2)
+            if k % 4 == 0 {
+                #expect(remaining == nil)
+            } else {
+                #expect(remaining == UInt64(left[k]!))
+            }
+        }
+    }
+}

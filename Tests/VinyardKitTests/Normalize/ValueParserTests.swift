@@ -39,6 +39,18 @@ import Testing
         #expect(ValueParser.parseNumber("12.000", decimal: .point) == .success(12))
     }
 
+    /// `0.500` where a whole number is expected is half, not 500: a lone leading `0` is never a
+    /// thousands group (the single-group shortcut read an odometer of `0.500` as 500 km).
+    @Test func leadingZeroIsNoGroupInWholeNumbers() {
+        for text in ["0.500", "0,500", "-0.125"] {
+            #expect(ValueParser.parseInteger(text) == .failure(.notWhole), "\(text)")
+        }
+        #expect(ValueParser.parseInteger("5.500") == .success(5500))
+        // Zero either way, not asked.
+        #expect(ValueParser.parseInteger("0.000") == .success(0))
+        #expect(ValueParser.parseInteger("-0.000") == .success(0))
+    }
+
     /// `18.990` in a decimal field is 18990 with a dot grouping thousands (a European price) or
     /// 18.99 with three decimals: asked under `auto`, as `1,234` is (it was read as 18.99, a
     /// thousandth of a German price, without a word). A lone leading `0` is never a group.

@@ -143,6 +143,21 @@ import Testing
         #expect(single.compactMap(\.record).count == 2)
     }
 
+    /// A vehicle with a VIN and a list of objects under a key that can name an envelope (`items`,
+    /// `data`, `records`) is a record, alone, in an array, or one of several (it was read as an
+    /// envelope, or as pages, and its list's objects as the records).
+    @Test(arguments: [
+        "{\"vin\": \"1FTFW1E57KFA14352\", \"items\": [{\"name\": \"mats\"}]}",
+        "[{\"vin\": \"1FTFW1E57KFA14352\", \"items\": [{\"name\": \"mats\"}]}]",
+        "[{\"vin\": \"1FTFW1E57KFA14352\", \"data\": [{\"name\": \"mats\"}]}, {\"vin\": \"1HGCV1F52MA000123\", \"data\": [{\"name\": \"box\"}]}]",
+    ])
+    func vehicleWithAListUnderAnEnvelopeKeyIsARecord(text: String) throws {
+        let (reader, all) = try items(text)
+        #expect(reader.wrapperKey == nil)
+        #expect(all.compactMap(\.record).allSatisfy { $0["vin"] != nil })
+        #expect(all.count == (text.contains("1HGCV") ? 2 : 1))
+    }
+
     /// A syntax error inside an element is that element's reject (with the error's line and
     /// column); reading goes on with the next element (DESIGN.md "Inputs").
     @Test(arguments: [1, 3, 1 << 20])
@@ -192,6 +207,10 @@ import Testing
         #expect {
             _ = try items("[{\"a\": 1},\n{\"a\": \"open}]")
         } throws: { ($0 as? VinyardError)?.code == .malformedInput && "\($0)".contains("mem:2:") }
+        // A later page whose record key holds no array says so (it said only "expected '['").
+        #expect {
+            _ = try items("[{\"vehicles\": [{\"a\": 1}]},\n{\"vehicles\": null}]")
+        } throws: { "\($0)".contains("mem:2:") && "\($0)".contains("\"vehicles\" is not an array (found 'n')") }
     }
 
     @Test(arguments: ["", "   ", "42", "[1]]", "{\"a\":1}{\"b\":2}", "{\"a\": 1,}"])

@@ -532,4 +532,107 @@ import Testing
             ]))
         #expect(address.findings.map(\.code) == [.fieldType])
     }
+
+    /// A JSON number in a measurement is a number: `{"amount": 18.990}` is 18.99 and
+    /// `{"value": 1.500, "unit": "kW"}` is 1.5 kW, as the same numbers outside an object are; they
+    /// were read as text (`18.990 EUR`: 18990; `1.500 kW`: ambiguous, a reject).
+    @Test func jsonNumbersInMeasurementsKeepTheirDecimalPoint() throws {
+        let m = try mapper("fleet")
+        let r = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("price", .object([RawField("amount", .number("18.990")), RawField("currency", .string("EUR"))])),
+                ("power", .object([RawField("value", .number("1.500")), RawField("unit", .string("kW"))])),
+                ("odometer", .object([RawField("value", .number("1.5e3")), RawField("unit", .string("km"))])),
+            ]))
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        #expect(r.value("price", in: m) == .real(18.99))
+        #expect(r.value("power_kw", in: m) == .real(1.5))
+        #expect(r.value("odometer_km", in: m) == .integer(1500))
+        for (number, value) in [("18.99", 18.99), ("18.9", 18.9), ("18.9901", 18.9901), ("18990", 18990)] {
+            let other = m.map(
+                rawRecord([
+                    ("vin", .string("1FTFW1E57KFA14352")),
+                    ("price", .object([RawField("amount", .number(number)), RawField("currency", .string("EUR"))])),
+                ]))
+            #expect(other.value("price", in: m) == .real(value), "\(number)")
+        }
+        // Text keeps its meaning: `18.990 €` written as a string is a European price.
+        let text = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("price", .object([RawField("amount", .string("18.990")), RawField("currency", .string("EUR"))])),
+            ]))
+        #expect(text.value("price", in: m) == .real(18990))
+    }
+
+    /// A measurement with more members than its number and unit is still the measurement; the
+    /// others are about it, not the record. `{"value": 5, "unit": "mi", "note": "estimated"}` lost
+    /// its 5 mi and loaded `estimated` as the vehicle's notes and `mi` as its source_id (`unit`
+    /// is an alias of source_id).
+    @Test func measurementWithMoreMembersStaysTheMeasurement() throws {
+        let m = try mapper("fleet")
+        let r = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("odometer", .object([RawField("value", .number("5")), RawField("unit", .string("mi")), RawField("note", .string("estimated"))])),
+            ]))
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        #expect(r.value("odometer_km", in: m) == .integer(8))
+        #expect(r.value("notes", in: m) == nil)
+        #expect(r.value("source_id", in: m) == nil)
+        // No reading: the field is empty; its unit was read alone, as the vehicle's source_id.
+        let empty = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("odometer", .object([RawField("value", .null), RawField("unit", .string("km"))])),
+            ]))
+        #expect(empty.findings.isEmpty, "\(empty.findings)")
+        #expect(empty.value("odometer_km", in: m) == nil)
+        #expect(empty.value("source_id", in: m) == nil)
+        let unitless = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("odometer", .object([RawField("value", .number("1200")), RawField("unit", .null)])),
+            ]))
+        #expect(unitless.findings.isEmpty, "\(unitless.findings)")
+        #expect(unitless.value("odometer_km", in: m) == .integer(1200))
+    }
+}
+
+extension NestedObjectMappingTests {
+    /// A position object's other members are the fix's, not the vehicle's: `"gps": {"lat", "lon",
+    /// "status": "fix", "id": "G77"}` rejected the vehicle (status 'fix' is not a known value) and
+    /// stored G77 as its source_id. In a place's record (locations) its `name` is the place's.
+    @Test func positionMembersOtherThanCoordinatesAreNotTheVehicles() throws {
+        let m = try mapper("fleet")
+        let r = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("gps", .object([RawField("lat", .number("52.5")), RawField("lon", .number("4.5")), RawField("status", .string("fix")), RawField("id", .string("G77"))])),
+            ]))
+        #expect(r.findings.isEmpty, "\(r.findings)")
+        #expect(r.value("latitude", in: m) == .real(52.5))
+        #expect(r.value("status", in: m) == nil)
+        #expect(r.value("source_id", in: m) == nil)
+        // Where it is, in words, is the vehicle's address.
+        let located = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("location", .object([RawField("lat", .number("52.5")), RawField("lng", .number("4.5")), RawField("address", .string("Dam 1"))])),
+            ]))
+        #expect(located.findings.isEmpty, "\(located.findings)")
+        #expect(located.value("address", in: m) == .text("Dam 1"))
+        // Any other object's members are read alone.
+        let vehicle = m.map(
+            rawRecord([("vehicle", .object([RawField("vin", .string("1FTFW1E57KFA14352")), RawField("make", .string("Ford"))]))]))
+        #expect(vehicle.findings.isEmpty, "\(vehicle.findings)")
+        #expect(vehicle.value("make", in: m) == .text("Ford"))
+
+        let places = try mapper("locations")
+        let place = places.map(
+            rawRecord([("location", .object([RawField("name", .string("Depot")), RawField("lat", .number("52.5")), RawField("lng", .number("4.5"))]))]))
+        #expect(place.findings.isEmpty, "\(place.findings)")
+        #expect(place.value("name", in: places) == .text("Depot"))
+    }
 }
