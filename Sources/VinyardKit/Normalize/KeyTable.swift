@@ -53,19 +53,9 @@ struct KeyTable: Sendable {
     /// had. A new key may move the live keys to the file.
     @discardableResult
     mutating func upsert(_ hash: UInt64, _ make: (KeyTracker.Entry?) -> KeyTracker.Entry) throws -> KeyTracker.Entry? {
+        if let old = try update(hash, { make($0) }) { return old }
         let key = Self.stored(hash)
         let p = Int(truncatingIfNeeded: key >> 56)
-        if let i = parts[p].find(key) {
-            let old = parts[p].entries[i]
-            parts[p].entries[i] = make(old)
-            return old
-        }
-        if let spill, let found = try spilled(key) {
-            var bytes: [UInt8] = []
-            Self.encode(key, make(found.entry), into: &bytes)
-            try spill.overwrite(bytes, at: found.record)
-            return found.entry
-        }
         parts[p].insert(key, make(nil))
         liveCount += 1
         count += 1
