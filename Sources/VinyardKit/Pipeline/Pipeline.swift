@@ -229,9 +229,6 @@ public final class Pipeline {
     /// feed can lack the keys that name it: a VIN left out of a record that has none).
     static let detectionWindow = 64
 
-    /// The reading thread: fills batches with the input's items until it ends, fails, or the
-    /// flow is cancelled. Detects a JSON input's source from its first record whose keys name
-    /// one (within ``detectionWindow`` records; else the first record's error).
     /// A record's keys with each object's members beside its own key (`location`, `lat`, `lng`);
     /// nil when no value is an object.
     static func nestedKeys(_ raw: RawRecord) -> [String]? {
@@ -247,6 +244,9 @@ public final class Pipeline {
         return nested ? keys : nil
     }
 
+    /// The reading thread: fills batches with the input's items until it ends, fails, or the
+    /// flow is cancelled. Detects a JSON input's source from its first record whose keys name
+    /// one (within ``detectionWindow`` records; else the first record's error).
     private func read(_ reader: InputReader, mappingName initial: String?, path: String, into flow: BatchFlow) {
         var mappingName = initial
         guard var batch = flow.takeFree(mappingName: mappingName) else { return }

@@ -187,11 +187,8 @@ public final class ConvertSink: RecordSink {
     private let secondPass: Bool
 
     /// - Parameter makeWriter: builds the output writer for the given columns, on the first record.
-    public init(rejects: RejectsWriter?, makeWriter: @escaping ([String]) throws -> any RecordWriter) {
-        self.makeWriter = makeWriter
-        self.validation = ValidationSink(rejects: rejects)
-        self.repeatedKeys = RepeatedKeys()
-        self.secondPass = false
+    public convenience init(rejects: RejectsWriter?, makeWriter: @escaping ([String]) throws -> any RecordWriter) {
+        self.init(rejects: rejects, liveKeyLimit: KeyTable.defaultLiveLimit, makeWriter: makeWriter)
     }
 
     /// The first pass with a key table that keeps at most `liveKeyLimit` keys in memory (tests).

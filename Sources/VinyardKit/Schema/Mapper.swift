@@ -251,12 +251,14 @@ public final class Mapper {
                 // Named by its path (`gps.lat`), as the input writes it, in warnings; matched as
                 // `gps lat` (names are compared without punctuation).
                 let path = field.name + "." + member.name
-                if !slots(for: path).isEmpty {
+                let pathSlots = slots(for: path)
+                let aloneSlots = pathSlots.isEmpty ? slots(for: member.name) : []
+                if !pathSlots.isEmpty {
                     named.append(RawField(path, member.value))
-                    if isCoordinate(slots(for: path)) { isPosition = true }
-                } else if !slots(for: member.name).isEmpty {
+                    if isCoordinate(pathSlots) { isPosition = true }
+                } else if !aloneSlots.isEmpty {
                     alone.append(member)
-                    if isCoordinate(slots(for: member.name)) { isPosition = true }
+                    if isCoordinate(aloneSlots) { isPosition = true }
                 } else {
                     others.append(RawField(path, member.value))
                 }
