@@ -643,3 +643,68 @@ let allSamples = [
         #expect(r.stderr.contains("if the first line is a title or a note above the table, remove it"), "\(r.stderr)")
     }
 }
+
+/// A fleet manager's loop: validate, fix the rejects file, validate it again. Its provenance and
+/// findings columns are not reported as unloaded columns, and the second rejects file has one set
+/// of bookkeeping columns (it had `_input,_line,_findings,_extra` twice, the earlier run's and
+/// this run's); a non-empty `_extra` is data, kept in the new `_extra`.
+@Suite struct RejectsRoundTripTests {
+    @Test func rejectsFileReadAgainKeepsOneSetOfBookkeepingColumns() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("fleet.csv")
+        try Data(
+            ("vin,make,odometer_km\n1FTFW1E57KFA14352,Ford,about 100\n1HGCV1F52MA000124,Honda,200\n"
+                + "KNAFU4A2XD5739551,Kia,-300,oops\n").utf8
+        ).write(to: input)
+        let first = dir.appendingPathComponent("rejects.csv")
+        _ = try runVinyard(["validate", input.path, "--rejects", first.path])
+        let firstLines = try String(contentsOf: first, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(firstLines.first == "vin,make,odometer_km,_input,_line,_findings,_extra")
+        #expect(firstLines.count == 4)
+
+        // The Honda's check digit fixed; the Ford and the ragged Kia (a negative odometer) not.
+        let fixed = dir.appendingPathComponent("fixed.csv")
+        try Data(
+            try String(contentsOf: first, encoding: .utf8).replacingOccurrences(of: "1HGCV1F52MA000124", with: "1HGCV1F52MA000123").utf8
+        ).write(to: fixed)
+        let second = dir.appendingPathComponent("rejects2.csv")
+        let r = try runVinyard(["validate", fixed.path, "--rejects", second.path])
+        #expect(r.status == 1)
+        let said = r.stdout + r.stderr
+        #expect(!said.contains("'_input'") && !said.contains("'_findings'"), "\(said)")
+        #expect(said.contains("'_extra'"), "the earlier run's extra fields are not loaded, and that is said: \(said)")
+        let lines = try String(contentsOf: second, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.first == "vin,make,odometer_km,_input,_line,_findings,_extra")
+        #expect(lines.count == 3, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("1FTFW1E57KFA14352,Ford,about 100,\(fixed.path),") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("KNAFU4A2XD5739551,Kia,-300,") && $0.contains("oops") }, "\(lines)")
+
+        let jsonl = dir.appendingPathComponent("rejects2.jsonl")
+        _ = try runVinyard(["validate", fixed.path, "--rejects", jsonl.path])
+        for line in try String(contentsOf: jsonl, encoding: .utf8).split(separator: "\n") {
+            #expect(line.components(separatedBy: "\"_input\"").count == 2, "one _input key: \(line)")
+            #expect(line.components(separatedBy: "\"_findings\"").count == 2, "one _findings key: \(line)")
+        }
+    }
+}
+
+/// `1,000` in a whole-number field under `--decimal auto` is asked; the message names the option
+/// that answers it, and `--decimal point` reads it as 1000.
+@Suite struct CommaAmbiguityMessageTests {
+    @Test func ambiguousCommaNamesTheDecimalOption() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("us.csv")
+        try Data("VIN,Make,Odometer (mi)\n1FTFW1E57KFA14352,Ford,\"1,000\"\n".utf8).write(to: input)
+        let rejects = dir.appendingPathComponent("rejects.csv").path
+        let asked = try runVinyard(["validate", input.path, "--rejects", rejects])
+        #expect(asked.status == 1)
+        #expect(try String(contentsOfFile: rejects, encoding: .utf8).contains("pass --decimal point (commas group thousands) or --decimal comma"))
+        let db = dir.appendingPathComponent("v.db").path
+        let r = try runVinyard(["import", input.path, "--db", db, "--decimal", "point", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = try runVinyard(["export", "--db", db, "--columns", "vin,odometer_km"])
+        #expect(out.stdout == "vin,odometer_km\n1FTFW1E57KFA14352,1609\n")
+    }
+}

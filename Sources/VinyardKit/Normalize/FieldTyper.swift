@@ -378,8 +378,8 @@ final class FieldTyper {
         case .ambiguous:
             return finding(
                 .fieldType, text,
-                "is ambiguous: thousands separator or decimal comma? write it without the separator (or with a decimal point)"
-            )
+                "is ambiguous: a comma grouping thousands, or a decimal comma? write it without the separator, "
+                    + "or pass --decimal point (commas group thousands) or --decimal comma")
         case .notWhole:
             return finding(.fieldType, text, "must be a whole number; drop the fraction")
         case .tooLarge:

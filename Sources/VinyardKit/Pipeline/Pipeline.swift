@@ -128,7 +128,8 @@ public final class Pipeline {
         // So are columns that no field takes (their values are not loaded anywhere but in rejects).
         if let mapper, let header = reader.csvHeader {
             input.warnings = mapper.shadowedColumns(header).map(\.message)
-            let unmapped = mapper.unmappedKeys(header).filter { !$0.isEmpty }
+            // A rejects file read again: its provenance and findings columns are the earlier run's, not data.
+            let unmapped = mapper.unmappedKeys(header).filter { !$0.isEmpty && !RejectsWriter.regeneratedNames.contains($0) }
             if !unmapped.isEmpty {
                 // Each name's column from one pass over the header (a search per name was
                 // quadratic: 17 s for a 100,000-column header), and at most 20 named, as for JSON keys.
@@ -199,7 +200,8 @@ public final class Pipeline {
                         input.warnings.append(column.keyMessage(line: provenance.line))
                     }
                     for (name, provenance) in batch.unmappedKeys
-                    where unmappedKeys.count <= unmappedLimit && unmappedKeys.insert(name).inserted {
+                    where unmappedKeys.count <= unmappedLimit && !RejectsWriter.regeneratedNames.contains(name)
+                        && unmappedKeys.insert(name).inserted {
                         let source = batch.mappingName ?? ""
                         input.warnings.append(
                             unmappedKeys.count > unmappedLimit

@@ -48,6 +48,7 @@ public final class RejectsWriter {
     /// - Parameter fromReader: a reader's reject, whose fields may be only some of the input's (a
     ///   short ragged row's): held, as one without fields is, until a record names the columns.
     private func write(fields: [RawField], provenance: Provenance, text: String?, findings: [Finding], fromReader: Bool = false) throws {
+        let fields = Self.withoutBookkeeping(fields)
         count += 1
         if jsonLines {
             var object = fields
@@ -83,7 +84,7 @@ public final class RejectsWriter {
     private func settleColumns(_ candidates: [[RawField]]) {
         var best: [String] = []
         for fields in candidates {
-            let names = fields.map(\.name).filter { !Self.isReaderExtraName($0) }
+            let names = fields.map(\.name).filter { !Self.isReaderExtraName($0) && !Self.bookkeepingNames.contains($0) }
             if names.count > best.count { best = names }
         }
         columns = best
@@ -112,6 +113,32 @@ public final class RejectsWriter {
     /// And at most this much of their text (a row kept whole as its text may be megabytes).
     static let pendingByteLimit = 16 << 20
     private var pendingBytes = 0
+
+    /// The columns (CSV) or keys (JSON) this writer adds to a reject. A rejects file fixed and read
+    /// again has them as its own: they describe the earlier run, and a reject of it gets this run's
+    /// values instead of a second set of columns with the same names. A
+    /// non-empty `_extra` or `_text` (the earlier row's fields beyond the header, or its text) is
+    /// data: it is kept in this reject's `_extra`.
+    public static let bookkeepingNames: Set<String> = ["_input", "_line", "_element", "_findings", "_extra", "_text"]
+    /// The bookkeeping that holds no data of the record (`_extra` and `_text` may): not reported
+    /// as columns or keys that are not loaded.
+    public static let regeneratedNames: Set<String> = ["_input", "_line", "_element", "_findings"]
+
+    /// The fields of a reject without the earlier run's bookkeeping (an empty `_extra` or `_text`
+    /// included); the same array when there is none, as for any input but a rejects file.
+    static func withoutBookkeeping(_ fields: [RawField]) -> [RawField] {
+        func isBookkeeping(_ f: RawField) -> Bool {
+            guard f.name.hasPrefix("_"), bookkeepingNames.contains(f.name) else { return false }
+            if regeneratedNames.contains(f.name) { return true }
+            switch f.value {
+            case .null: return true
+            case .string(let s): return s.isEmpty
+            default: return false
+            }
+        }
+        guard fields.contains(where: isBookkeeping) else { return fields }
+        return fields.filter { !isBookkeeping($0) }
+    }
 
     /// `_extra_N`: the name the CSV reader gives a field beyond the header.
     static func isReaderExtraName(_ name: String) -> Bool {
