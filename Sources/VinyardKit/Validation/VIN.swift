@@ -301,8 +301,9 @@ public enum VINEngine {
     static func repair(_ bytes: [UInt8], requireCheckDigit: Bool, requireMandatoryRegion: Bool? = nil) -> String? {
         guard bytes.count == 17 else { return nil }
         let mandatoryRegion = requireMandatoryRegion ?? requireCheckDigit
-        // Serials end in digits (in North America positions 14-17 at least, elsewhere nearly
-        // always): a repair never turns a digit there into a letter.
+        // Serials end in digits (ISO 3779: positions 14-17; 49 CFR 565 for North American cars
+        // and light trucks: 13-17; elsewhere nearly always): a repair never turns a digit there
+        // into a letter (WBA3A5C51CF256651 is not "probably" WBA3A5C51CFZ56651).
         // A repair inside the WMI must keep it a manufacturer code of the offline table when it was
         // one (SALVA2BG1CH610186, Land Rover, is not "probably" 5ALVA2BG1CH610186, unknown).
         let knownWMI = bytes.withUnsafeBufferPointer { WMITable.lookupIndex($0) != nil }
@@ -311,7 +312,7 @@ public enum VINEngine {
         for i in 0..<17 {
             guard let alternatives = confusions[bytes[i]] else { continue }
             for alt in alternatives {
-                if i >= 13 && bytes[i] >= 0x30 && bytes[i] <= 0x39 && alt >= 0x41 { continue }
+                if i >= 12 && bytes[i] >= 0x30 && bytes[i] <= 0x39 && alt >= 0x41 { continue }
                 candidate[i] = alt
                 let ok = candidate.withUnsafeBufferPointer { buf -> Bool in
                     guard let digit = checkDigitByte(buf) else { return false }

@@ -88,6 +88,17 @@ import Testing
         #expect(a.region == "Europe")
     }
 
+    /// A repair never puts a letter into positions 13-17 (49 CFR 565: numeric for North American
+    /// cars; ISO 3779: 14-17): a Ford's wrong check digit is not "probably" a Z at position 13,
+    /// the one substitution that would fix it.
+    @Test func repairKeepsTheSerialDigits() {
+        let a = VINEngine.analyze("1FTFW1E57KFA24302", currentYear: 2025)
+        #expect(a.findings.first { $0.code == .vinCheckDigit }?.severity == .error)
+        #expect(a.suggestion == nil)
+        // A letter typed into the serial is still repaired.
+        #expect(VINEngine.analyze("1FTFW1E57KFA143S2").suggestion == "1FTFW1E57KFA14352")
+    }
+
     @Test func typoRepair() {
         // 2 typed as Z at position 7.
         let a = VINEngine.analyze("1HGCM8Z633A004352")
