@@ -40,7 +40,7 @@ public struct ExportTable: Sendable, Hashable {
 
     /// The columns of the auxiliary tables that hold JSON text Vinyard wrote (``Kind/json``).
     static let jsonColumns: [String: Set<String>] = [
-        "rejects": ["raw", "findings"], "duplicates": ["raw", "findings"],
+        "rejects": ["raw", "findings"], "duplicates": ["raw", "findings", "stored"],
         "import_runs": ["options", "inputs", "findings"],
     ]
 

@@ -35,6 +35,9 @@ public protocol RecordSink: AnyObject {
     /// the sink ``wantsRowHash``: a sink may read ahead what their lookups will need. Does nothing
     /// by default.
     func prefetch(keyHashes: UnsafeBufferPointer<UInt64>, schema: Schema)
+    /// Called once every input has been read, with a reader of their records by line (for a sink
+    /// that needs some raw records again, see ``StoreSink``). Does nothing by default.
+    func didReadInputs(_ records: RawRecordRereader) throws
 }
 
 extension RecordSink {
@@ -45,6 +48,7 @@ extension RecordSink {
         try accept(record, schema: schema, source: source)
     }
     public func prefetch(keyHashes: UnsafeBufferPointer<UInt64>, schema: Schema) {}
+    public func didReadInputs(_ records: RawRecordRereader) throws {}
 }
 
 /// Reads inputs, detects each one's source, maps records onto the canonical schema, validates them
@@ -85,6 +89,7 @@ public final class Pipeline {
         for (number, path) in inputs.enumerated() {
             try runInput(path, number: number, sink: sink, report: &report, progress: progress)
         }
+        try sink.didReadInputs(RawRecordRereader(options: options.read))
         progress?.finish()
         report.elapsedSeconds = Date().timeIntervalSince(start)
         return report

@@ -156,6 +156,11 @@ public final class StoreSink: RecordSink {
         session.prefetch(keyHashes: keyHashes, schema: schema)
     }
 
+    /// Rows replaced within the run (`last`) get their records' raw fields in `duplicates`.
+    public func didReadInputs(_ records: RawRecordRereader) throws {
+        try session.fillReplacedRawFields { entry in try records.record(input: entry.input, line: entry.line, key: entry.key)?.fields }
+    }
+
     public func reject(_ record: CanonicalRecord, schema: Schema, source: String) throws {
         try session.writeReject(raw: record.raw, findings: record.findings, source: source, table: schema.name)
         try rejects?.write(record)

@@ -117,6 +117,9 @@ public final class ImportSession {
     private let insertDuplicate: Statement
     private let deleteDuplicate: Statement
     private let insertReject: Statement
+    /// Queues a replaced row's `duplicates` entry for its raw fields (see ``awaitRawFields(_:)``);
+    /// prepared at the first.
+    private var awaitingRaw: Statement?
     /// Removes the reject an earlier run kept for the same record (nil when `rejects` was empty).
     private let deleteEarlierReject: Statement?
 
@@ -164,13 +167,14 @@ public final class ImportSession {
         try deleteRepeatedFinding.bind(runID, at: 1)
         insertDuplicate = try connection.prepare(
             """
-            INSERT INTO duplicates(run_id, table_name, key, input, line, action, raw, findings)
-            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            INSERT INTO duplicates(run_id, table_name, key, input, line, action, raw, findings, stored)
+            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
             """, persistent: true)
         try insertDuplicate.bind(runID, at: 1)
         deleteDuplicate = try connection.prepare(
             """
-            DELETE FROM duplicates WHERE table_name=?1 AND key=?2 AND input IS ?3 AND line IS ?4 AND action=?5 AND raw=?6
+            DELETE FROM duplicates WHERE table_name=?1 AND key=?2 AND input IS ?3 AND line IS ?4 AND action=?5
+            AND coalesce(stored, raw)=?6
             AND (action='replaced' OR run_id<>?7)
             """, persistent: true)
         try deleteDuplicate.bind(runID, at: 7)
@@ -375,7 +379,9 @@ public final class ImportSession {
                     raw: StoreJSON.values(values, names: writer.names))
                 try addDuplicate(
                     table: table, key: key, input: stored.input, line: stored.line, action: "replaced",
-                    raw: replacedRaw, findings: replacedFindings + conflicts)
+                    raw: replacedRaw, findings: replacedFindings + conflicts, stored: replacedRaw)
+                // Its raw fields are read again from the input once the run has read it all.
+                try awaitRawFields(connection.lastInsertRowID)
                 try rewrite(writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line)
                 try clearFindings(table: table, key: key)
                 try addFindings(record.findings + conflicts, table: table, key: key, provenance: provenance)
@@ -438,7 +444,7 @@ public final class ImportSession {
                 try removeEarlier(table: table, key: key, input: stored.input, line: stored.line, action: "replaced", raw: replacedRaw)
                 try addDuplicate(
                     table: table, key: key, input: stored.input, line: stored.line, action: "replaced",
-                    raw: replacedRaw, findings: replacedFindings)
+                    raw: replacedRaw, findings: replacedFindings, stored: replacedRaw)
             }
             // The record may be one an earlier run replaced: it is the row again, not a duplicate.
             try removeEarlier(
@@ -774,8 +780,11 @@ public final class ImportSession {
         }
     }
 
+    /// - Parameter stored: a replaced row's stored values (as JSON), which identify its entry when a
+    ///   later run meets the same row again; nil for a dropped or merged record (its `raw` does).
     private func addDuplicate(
-        table: String, key: String, input: String?, line: Int?, action: String, raw: String, findings: [Finding]
+        table: String, key: String, input: String?, line: Int?, action: String, raw: String, findings: [Finding],
+        stored: String? = nil
     ) throws(StoreError) {
         insertDuplicate.reset()
         try insertDuplicate.bind(table, at: 2)
@@ -785,8 +794,60 @@ public final class ImportSession {
         try insertDuplicate.bind(action, at: 6)
         try insertDuplicate.bind(raw, at: 7)
         try insertDuplicate.bind(StoreJSON.findings(findings), at: 8)
+        try insertDuplicate.bind(stored, at: 9)
         try insertDuplicate.step()
         insertDuplicate.reset()
+    }
+
+    // MARK: Raw fields of replaced rows
+
+    /// A row replaced within the run under `last` leaves a `duplicates` entry whose record was read
+    /// earlier in this run and is no longer at hand: the entry holds the row's stored values until
+    /// ``fillReplacedRawFields(_:)`` reads the record again. The entries wait in a temporary table
+    /// (on disk past SQLite's cache: memory does not grow with them).
+    private func awaitRawFields(_ id: Int64) throws(StoreError) {
+        if awaitingRaw == nil {
+            try connection.execute("CREATE TEMP TABLE IF NOT EXISTS vinyard_awaiting_raw(id INTEGER PRIMARY KEY)")
+            awaitingRaw = try connection.prepare("INSERT OR IGNORE INTO temp.vinyard_awaiting_raw(id) VALUES(?1)", persistent: true)
+        }
+        guard let awaitingRaw else { return }
+        awaitingRaw.reset()
+        try awaitingRaw.bind(id, at: 1)
+        try awaitingRaw.step()
+        awaitingRaw.reset()
+    }
+
+    /// A `duplicates` entry of a row replaced within this run, waiting for its record's raw fields.
+    public struct ReplacedEntry: Sendable, Hashable {
+        public var key: String
+        /// The input and line the replaced row was read from.
+        public var input: String
+        public var line: Int
+    }
+
+    /// Gives each entry of a row replaced within this run (``DuplicatePolicy/last``) the raw fields
+    /// of its record, as `raw` holds them for dropped and merged records; `body` reads them again
+    /// and is called in order of input, then line. An entry `body` has no fields for (standard
+    /// input cannot be read twice) keeps the row's stored values as its `raw`.
+    public func fillReplacedRawFields(_ body: (ReplacedEntry) throws -> [RawField]?) throws {
+        guard awaitingRaw != nil else { return }
+        let select = try connection.prepare(
+            """
+            SELECT d.id, d.key, d.input, d.line FROM temp.vinyard_awaiting_raw a JOIN duplicates d ON d.id = a.id
+            WHERE d.input IS NOT NULL AND d.line IS NOT NULL ORDER BY d.input, d.line, d.id
+            """)
+        let update = try connection.prepare("UPDATE duplicates SET raw = ?1 WHERE id = ?2")
+        while try select.step() {
+            let entry = ReplacedEntry(key: select.text(1) ?? "", input: select.text(2) ?? "", line: Int(select.int64(3)))
+            guard let fields = try body(entry) else { continue }
+            update.reset()
+            try update.bind(StoreJSON.fields(fields), at: 1)
+            try update.bind(select.int64(0), at: 2)
+            try update.step()
+        }
+        select.reset()
+        update.reset()
+        try connection.execute("DELETE FROM temp.vinyard_awaiting_raw")
     }
 
     static func optionsJSON(_ options: [String: String]) -> String {

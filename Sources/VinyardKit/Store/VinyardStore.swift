@@ -91,7 +91,12 @@ public final class VinyardStore {
             }
             if !readOnly {
                 try configureWriter()
-                if !isInitialized { try createBookkeeping() } else { try addFindingElementColumn() }
+                if !isInitialized {
+                    try createBookkeeping()
+                } else {
+                    try addColumnIfMissing(table: "findings", column: "element", type: "INTEGER")
+                    try addColumnIfMissing(table: "duplicates", column: "stored", type: "TEXT")
+                }
                 isInitialized = true
             } else {
                 try connection.execute("PRAGMA cache_size=-65536")
@@ -348,7 +353,7 @@ public final class VinyardStore {
                 CREATE INDEX IF NOT EXISTS findings_key ON findings(table_name, key);
                 CREATE TABLE IF NOT EXISTS duplicates(
                   id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, table_name TEXT NOT NULL, key TEXT NOT NULL,
-                  input TEXT, line INTEGER, action TEXT NOT NULL, raw TEXT NOT NULL, findings TEXT NOT NULL);
+                  input TEXT, line INTEGER, action TEXT NOT NULL, raw TEXT NOT NULL, findings TEXT NOT NULL, stored TEXT);
                 CREATE INDEX IF NOT EXISTS duplicates_key ON duplicates(table_name, key);
                 """)
             try connection.commit()
@@ -358,17 +363,18 @@ public final class VinyardStore {
         }
     }
 
-    /// A database written before `findings` had an `element` column (the index of a JSON array
-    /// record, which tells apart the records of an array written on one line) gets it, NULL in
-    /// the existing rows. Under a write lock, and only when it is missing: concurrent writers
+    /// A database written before a bookkeeping column existed gets it, NULL in the existing rows:
+    /// `findings.element` (the index of a JSON array record, which tells apart the records of an
+    /// array written on one line), `duplicates.stored` (a replaced row's stored values, see
+    /// ``ImportSession``). Under a write lock, and only when it is missing: concurrent writers
     /// opening an old file add it once.
-    private func addFindingElementColumn() throws(StoreError) {
-        let missing = "SELECT count(*) = 0 FROM pragma_table_info('findings') WHERE name = 'element'"
+    private func addColumnIfMissing(table: String, column: String, type: String) throws(StoreError) {
+        let missing = "SELECT count(*) = 0 FROM pragma_table_info('\(table)') WHERE name = '\(column)'"
         guard try connection.scalarInt(missing) == 1 else { return }
         try connection.begin(.immediate)
         do {
             if try connection.scalarInt(missing) == 1 {
-                try connection.execute("ALTER TABLE findings ADD COLUMN element INTEGER")
+                try connection.execute("ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
             }
             try connection.commit()
         } catch {

@@ -1,0 +1,104 @@
+/// Reads inputs of a run again for the raw records at given lines, asked for in ascending line
+/// order per input (one pass over each input at most; it is read only up to the last line asked
+/// for). A store replaces a row within a run after its record has gone by; this gets the record
+/// back for the `duplicates` table, so the replaced record is kept as it was read, as a dropped
+/// or merged one is.
+///
+/// Standard input cannot be read again: its records are never found. Several records can start
+/// on one line (a JSON array written on one line): those whose values name the key are taken in
+/// order, the first for the first entry asked for, and so on (a key replaced twice on one line).
+public final class RawRecordRereader {
+    private let options: ReadOptions
+    private var input: String?
+    private var reader: InputReader?
+    /// The records that start on `line` of `input`, and the first record after them.
+    private var line = 0
+    private var atLine: [RawRecord] = []
+    /// How many times each key was asked for at `line`.
+    private var asked: [String: Int] = [:]
+    private var next: RawRecord?
+    private var exhausted = false
+    /// Records kept for one line at most: a whole minified array is on one line.
+    static let lineLimit = 4096
+
+    public init(options: ReadOptions) {
+        self.options = options
+    }
+
+    /// The raw record at `line` of `input` whose values name `key` (the only record there, or
+    /// the next one with a value that is the key, or its id part, once spaces, dashes and case
+    /// are set aside); nil when there is none or the input cannot be read again.
+    public func record(input name: String, line wanted: Int, key: String) throws -> RawRecord? {
+        guard name != "-" else { return nil }
+        if name != input || wanted < line {
+            // A new input (or an earlier line of this one: start over).
+            reader = nil
+            input = name
+            line = 0
+            atLine = []
+            next = nil
+            exhausted = false
+            guard let opened = try? openInput(path: name, options: options) else {
+                exhausted = true
+                return nil
+            }
+            reader = opened
+        }
+        try advance(to: wanted)
+        guard line == wanted, !atLine.isEmpty else { return nil }
+        if atLine.count == 1 { return atLine[0] }
+        let n = asked[key, default: 0]
+        asked[key] = n + 1
+        let matches = atLine.lazy.filter { Self.mentions($0.fields, key: key) }
+        return matches.dropFirst(n).first
+    }
+
+    private func advance(to wanted: Int) throws {
+        guard line < wanted else { return }
+        atLine = []
+        asked = [:]
+        line = wanted
+        if let pending = next {
+            guard pending.provenance.line <= wanted else { return }
+            next = nil
+            if pending.provenance.line == wanted { atLine.append(pending) }
+        }
+        guard let reader, !exhausted else { return }
+        while true {
+            let item: ReadItem?
+            do {
+                item = try reader.next()
+            } catch {
+                exhausted = true  // The input changed, or cannot be read: what was found stays.
+                return
+            }
+            guard let item else {
+                exhausted = true
+                return
+            }
+            guard case .record(let record) = item else { continue }
+            if record.provenance.line < wanted { continue }
+            if record.provenance.line > wanted {
+                next = record
+                return
+            }
+            if atLine.count < Self.lineLimit { atLine.append(record) }
+        }
+    }
+
+    /// True when a scalar value of the fields (top level) is the key or the part of it after the
+    /// source name (`autoscout:271004312`), compared without spaces, dashes, dots and case.
+    static func mentions(_ fields: [RawField], key: String) -> Bool {
+        func folded(_ s: String) -> String {
+            String(String.UnicodeScalarView(s.unicodeScalars.filter { !" -._\t".unicodeScalars.contains($0) })).uppercased()
+        }
+        let whole = folded(key)
+        let id = key.firstIndex(of: ":").map { folded(String(key[key.index(after: $0)...])) }
+        for field in fields {
+            guard let text = field.value.scalarText else { continue }
+            let value = folded(text)
+            if value == whole || value == id { return true }
+        }
+        return false
+    }
+}

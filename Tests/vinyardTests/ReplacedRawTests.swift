@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import VinyardKit
+
+/// Under `--on-duplicate last` (the default) a key's earlier record in the run is replaced by the
+/// later one; its `duplicates` entry keeps the record as it was read (its header names, its
+/// spacing, its units), as a dropped or merged record's entry does. It kept the row's stored,
+/// normalized values: `{"vin":…,"make":"Ford","odometer_km":1609,…}` for `" ford "` and 1000 mi.
+@Suite struct ReplacedRawTests {
+    private func duplicates(_ db: String) throws -> [[String: Any]] {
+        let r = try runVinyard(["export", "--db", db, "--table", "duplicates", "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        return try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]] ?? []
+    }
+
+    @Test func replacedRecordKeepsItsRawFields() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("fleet.csv")
+        try Data(
+            ("VIN,Make,Odometer (mi)\n1FTFW1E57KFA14352, ford ,1000\n1HGCV1F52MA000123,Honda,5\n"
+                + "1FTFW1E57KFA14352,Ford,2000\n").utf8
+        ).write(to: input)
+        let db = dir.appendingPathComponent("v.db").path
+        #expect(try runVinyard(["import", input.path, "--db", db, "--quiet"]).status == 0)
+        var entries = try duplicates(db)
+        #expect(entries.count == 1)
+        let raw = entries.first?["raw"] as? [String: Any]
+        #expect(raw?["Make"] as? String == " ford ")
+        #expect(raw?["Odometer (mi)"] as? String == "1000")
+        #expect(entries.first?["line"] as? Int == 2)
+        #expect(entries.first?["action"] as? String == "replaced")
+        let stored = entries.first?["stored"] as? [String: Any]
+        #expect(stored?["odometer_km"] as? Int == 1609, "the values the row had")
+
+        // Running the same input again changes nothing and adds no entry.
+        let again = try runVinyard(["import", input.path, "--db", db, "--report", "json"])
+        #expect(try ParsedReport(again).int("unchanged") == 2)
+        entries = try duplicates(db)
+        #expect(entries.count == 1)
+        #expect((entries.first?["raw"] as? [String: Any])?["Make"] as? String == " ford ")
+
+        // Gzip input: read again through the same decoder.
+        let gz = dir.appendingPathComponent("fleet2.csv.gz")
+        try runGzip(input, to: gz)
+        let gzdb = dir.appendingPathComponent("g.db").path
+        #expect(try runVinyard(["import", gz.path, "--db", gzdb, "--quiet"]).status == 0)
+        #expect((try duplicates(gzdb).first?["raw"] as? [String: Any])?["Make"] as? String == " ford ")
+    }
+
+    /// A JSON array on one line: every record starts on line 1; the replaced one is the earlier
+    /// record with the key, not the later one or another key's.
+    @Test func minifiedArrayPicksTheEarlierRecordOfTheKey() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("feed.json")
+        try Data(
+            (#"[{"vin":"1FTFW1E57KFA14352","make":"ford","color":"red"},{"vin":"1HGCV1F52MA000123","make":"Honda"},"#
+                + #"{"vin":"1FTFW1E57KFA14352","make":"Ford","color":"blue"},{"vin":"1FTFW1E57KFA14352","make":"FORD","color":"green"}]"#).utf8
+        ).write(to: input)
+        let db = dir.appendingPathComponent("v.db").path
+        #expect(try runVinyard(["import", input.path, "--db", db, "--quiet"]).status == 0)
+        let colors = try duplicates(db).compactMap { ($0["raw"] as? [String: Any])?["color"] as? String }
+        #expect(colors == ["red", "blue"], "the first and second records were replaced, in order")
+    }
+
+    /// Standard input cannot be read twice: the entry keeps the values the row had, as before.
+    @Test func standardInputKeepsStoredValues() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("v.db").path
+        let csv = "VIN,Make\n1FTFW1E57KFA14352, ford \n1FTFW1E57KFA14352,Ford\n"
+        #expect(try runVinyard(["import", "-", "--db", db, "--quiet"], stdin: Data(csv.utf8)).status == 0)
+        let raw = try duplicates(db).first?["raw"] as? [String: Any]
+        #expect(raw?["make"] as? String == "Ford")
+    }
+
+    /// A database written before `duplicates` had its `stored` column gets it when an import
+    /// opens it, and its earlier entries still match a re-run (no second entry).
+    @Test func olderDatabaseGetsTheColumn() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("fleet.csv")
+        try Data("VIN,Make\n1FTFW1E57KFA14352,ford\n1FTFW1E57KFA14352,Ford\n".utf8).write(to: input)
+        let db = dir.appendingPathComponent("v.db").path
+        #expect(try runVinyard(["import", input.path, "--db", db, "--quiet"]).status == 0)
+        // As an older version left it: no column, `raw` holding the stored values.
+        let hasColumn = "SELECT count(*) FROM pragma_table_info('duplicates') WHERE name='stored'"
+        do {
+            let connection = try Connection(path: db, mode: .readWrite)
+            try connection.execute("UPDATE duplicates SET raw = stored; ALTER TABLE duplicates DROP COLUMN stored;")
+            #expect(try connection.scalarInt(hasColumn) == 0)
+        }
+        #expect(try runVinyard(["import", input.path, "--db", db, "--quiet"]).status == 0)
+        #expect(try Connection(path: db, mode: .readOnly).scalarInt(hasColumn) == 1)
+        #expect(try duplicates(db).count == 1)
+    }
+
+    private func runGzip(_ input: URL, to output: URL) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "gzip -c '\(input.path)' > '\(output.path)'"]
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+    }
+}
