@@ -708,3 +708,27 @@ let allSamples = [
         #expect(out.stdout == "vin,odometer_km\n1FTFW1E57KFA14352,1609\n")
     }
 }
+
+/// A postal address written as an object is the vehicle's address as one text (it was a
+/// `field.type` reject: the whole vehicle lost for the shape of its address); members that are
+/// no part of an address are named by their path; a position with an address is still a position.
+@Suite struct AddressObjectTests {
+    @Test func addressObjectIsComposed() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("feed.jsonl")
+        try Data(
+            (#"{"vin":"1FTFW1E57KFA14352","address":{"street":"Hauptstr.","house_number":"1","zip":"10115","city":"Berlin","country":"DE","geo":"x"}}"#
+                + "\n" + #"{"vin":"1HGCV1F52MA000123","location":{"lat":52.1,"lng":4.2,"address":"Damrak 1, Amsterdam"}}"#
+                + "\n" + #"{"vin":"KNAFU4A2XD5739551","address":{"kind":"depot"}}"# + "\n").utf8
+        ).write(to: input)
+        let db = dir.appendingPathComponent("v.db").path
+        let r = try runVinyard(["import", input.path, "--db", db, "--report", "json"])
+        let report = try ParsedReport(r)
+        #expect(report.int("inserted") == 2)
+        #expect(report.findings == ["field.type": 1], "an object that is no address is still asked about")
+        #expect(r.stderr.contains("address.geo"), "\(r.stderr)")
+        let out = try runVinyard(["export", "--db", db, "--columns", "vin,address,latitude", "--sort", "vin"])
+        #expect(out.stdout == "vin,address,latitude\n1FTFW1E57KFA14352,\"Hauptstr. 1, 10115 Berlin, DE\",\n1HGCV1F52MA000123,\"Damrak 1, Amsterdam\",52.1\n")
+    }
+}

@@ -244,6 +244,18 @@ public final class Mapper {
                 changed = true
                 continue
             }
+            // A postal address (`"address": {"street", "zip", "city", "country"}`) is the
+            // address as one text, `Hauptstr. 1, 10115 Berlin, DE`; its other members are
+            // reported by their path. Not a position that carries an address (`lat`, `lng`).
+            if outer.contains(where: { isAddress($0) }),
+                !members.contains(where: { isCoordinate(slots(for: $0.name)) }),
+                let (text, rest) = Self.addressText(members)
+            {
+                out.append(RawField(field.name, .string(text)))
+                for member in rest { out.append(RawField(field.name + "." + member.name, member.value)) }
+                changed = true
+                continue
+            }
             var named: [RawField] = [], others: [RawField] = []
             var alone: [RawField] = []
             var isPosition = false
@@ -293,6 +305,53 @@ public final class Mapper {
             guard case .assign(let f, _, _, _) = slot.kind else { return false }
             return f == known.latitude || f == known.longitude || (orAddress && schema.fields[f].name == "address")
         }
+    }
+
+    private func isAddress(_ slot: Slot) -> Bool {
+        guard case .assign(let f, _, _, _) = slot.kind else { return false }
+        return schema.fields[f].name == "address"
+    }
+
+    /// The parts of a postal address object, by member name (compared in lower case without
+    /// `_`, `-` and spaces), in the order they are written: street, postal code and city, region,
+    /// country.
+    private static let addressParts: [String: Int] = {
+        var parts: [String: Int] = [:]
+        for name in ["street", "street1", "streetaddress", "address1", "addressline1", "line1", "road", "strasse", "straße"] { parts[name] = 0 }
+        for name in ["housenumber", "houseno", "streetnumber", "number", "hausnummer"] { parts[name] = 1 }
+        for name in ["street2", "address2", "addressline2", "line2"] { parts[name] = 2 }
+        for name in ["zip", "zipcode", "postcode", "postalcode", "plz", "postcodezip"] { parts[name] = 3 }
+        for name in ["city", "town", "locality", "municipality", "place", "ort", "stadt"] { parts[name] = 4 }
+        for name in ["state", "region", "province", "county", "district"] { parts[name] = 5 }
+        for name in ["country", "countrycode", "countryname", "land"] { parts[name] = 6 }
+        return parts
+    }()
+
+    /// `Hauptstr. 1, 10115 Berlin, Germany` for an object of address parts (at least one of
+    /// street, postal code or city), with the members that are no part of it; nil otherwise.
+    static func addressText(_ members: [RawField]) -> (String, [RawField])? {
+        var parts = [String?](repeating: nil, count: 7)
+        var rest: [RawField] = []
+        for member in members {
+            let name = String(member.name.lowercased().unicodeScalars.filter { !"_- ".unicodeScalars.contains($0) })
+            guard let part = addressParts[name], parts[part] == nil else {
+                rest.append(member)
+                continue
+            }
+            switch member.value {
+            case .string(let s): parts[part] = ValueParser.trimmed(s)
+            case .number(let n): parts[part] = n
+            case .null: parts[part] = ""
+            default: rest.append(member)
+            }
+        }
+        guard parts[0] != nil || parts[3] != nil || parts[4] != nil else { return nil }
+        func filled(_ s: String?) -> String? { s.flatMap { $0.isEmpty ? nil : $0 } }
+        let street = [filled(parts[0]), filled(parts[1])].compactMap { $0 }.joined(separator: " ")
+        let place = [filled(parts[3]), filled(parts[4])].compactMap { $0 }.joined(separator: " ")
+        let text = [street, filled(parts[2]) ?? "", place, filled(parts[5]) ?? "", filled(parts[6]) ?? ""]
+            .filter { !$0.isEmpty }.joined(separator: ", ")
+        return (text, rest)
     }
 
     /// True for a number written with exactly three digits after its `.` (and no exponent).
