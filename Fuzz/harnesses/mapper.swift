@@ -25,6 +25,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let out = mapper.map(record)
             if out.values.count != mapper.schema.fields.count { fatalError("record shape differs from the schema") }
         }
+        // Taken per batch by the pipeline; the mappers here live for the whole run.
+        _ = mapper.takeShadowedKeys()
+        _ = mapper.takeUnmappedKeys()
     }
     return 0
 }

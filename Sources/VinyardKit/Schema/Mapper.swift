@@ -89,6 +89,8 @@ public final class Mapper {
     /// Unmapped keys of the layouts mapped since the last ``takeUnmappedKeys()``, each with the
     /// first record that had them.
     private var pendingUnmapped: [(name: String, provenance: Provenance)] = []
+    /// The most entries `pendingShadowed` and `pendingUnmapped` keep between takes.
+    static let pendingLimit = 64
     private var slotsByName: [String: [Slot]] = [:]
     private var datePatterns: [DatePattern] = []
     /// The index in `datePatterns` of ``MapperOptions/datePattern`` (-1: none).
@@ -555,8 +557,17 @@ public final class Mapper {
         let plan = plan(for: fields)
         if !layoutNoted {
             layoutNoted = true
-            for column in layoutShadowed { pendingShadowed.append((column, raw.provenance)) }
-            for name in layoutUnmapped { pendingUnmapped.append((name, raw.provenance)) }
+            // At most `pendingLimit` distinct names until the next take (the pipeline names 20 per
+            // input): records of ever-new layouts, each with thousands of unknown keys, grew
+            // these lists without bound between takes.
+            for column in layoutShadowed {
+                guard pendingShadowed.count < Self.pendingLimit else { break }
+                pendingShadowed.append((column, raw.provenance))
+            }
+            for name in layoutUnmapped {
+                guard pendingUnmapped.count < Self.pendingLimit else { break }
+                if !pendingUnmapped.contains(where: { $0.name == name }) { pendingUnmapped.append((name, raw.provenance)) }
+            }
         }
         let known = self.known
         let fieldCount = typers.count

@@ -636,3 +636,23 @@ extension NestedObjectMappingTests {
         #expect(place.value("name", in: places) == .text("Depot"))
     }
 }
+
+/// Records of ever-new layouts, each with unknown keys, between two takes of the unmapped keys
+/// (the pipeline takes them per batch): at most ``Mapper/pendingLimit`` distinct names are kept
+/// (the fuzzer's mapper harness, which never took them, grew past 2 GB).
+@Suite struct MapperPendingKeysTests {
+    @Test func unmappedKeysAreBoundedBetweenTakes() throws {
+        let m = try mapper("fleet")
+        for i in 0..<300 {
+            let fields = [RawField("vin", .string("1HGCV1F52MA000123"))]
+                + (0..<50).map { RawField("unknown_\(i)_\($0)", .string("x")) }
+                + [RawField("again", .string("x"))]
+            _ = m.map(RawRecord(fields: fields, provenance: Provenance(input: "t.jsonl", line: i + 1)))
+        }
+        let taken = m.takeUnmappedKeys()
+        #expect(taken.count == Mapper.pendingLimit)
+        #expect(taken.first?.name == "unknown_0_0")
+        #expect(Set(taken.map(\.name)).count == taken.count, "distinct names")
+        #expect(m.takeUnmappedKeys().isEmpty)
+    }
+}
