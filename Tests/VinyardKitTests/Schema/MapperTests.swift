@@ -524,13 +524,21 @@ import Testing
             ]))
         #expect(gps.value("latitude", in: m) == .real(-3.5))
         #expect(gps.value("longitude", in: m) == .real(40.25))
-        // An object whose members name no field stays what it was: a reject for a text field.
+        // A postal address object is the address as one text.
         let address = m.map(
             rawRecord([
                 ("vin", .string("1FTFW1E57KFA14352")),
                 ("address", .object([RawField("street", .string("Königsallee 60")), RawField("city", .string("Düsseldorf"))])),
             ]))
-        #expect(address.findings.map(\.code) == [.fieldType])
+        #expect(address.findings.isEmpty)
+        #expect(address.value("address", in: m) == .text("Königsallee 60, Düsseldorf"))
+        // An object whose members name no field stays what it was: a reject for a text field.
+        let other = m.map(
+            rawRecord([
+                ("vin", .string("1FTFW1E57KFA14352")),
+                ("address", .object([RawField("kind", .string("depot"))])),
+            ]))
+        #expect(other.findings.map(\.code) == [.fieldType])
     }
 
     /// A JSON number in a measurement is a number: `{"amount": 18.990}` is 18.99 and
