@@ -285,6 +285,14 @@ public enum VINEngine {
             }
         }
 
+        // A placeholder is not a VIN: its one finding says so. Its length, characters, check digit
+        // and position 10 are no mistakes to fix (`UNKNOWN` got vin.length and vin.characters as
+        // well, `12345678901234567` vin.check_digit and vin.model_year), and a row that holds one
+        // has one defect, counted once per code.
+        if let placeholder = findings.first(where: { $0.code == .vinPlaceholder }) {
+            findings = [placeholder]
+            analysis.suggestion = nil
+        }
         findings.sort { $0.severity > $1.severity }
         analysis.findings = findings
         analysis.valid = !findings.contains { $0.severity == .error }

@@ -139,7 +139,10 @@ import Testing
                       "ABCDEFGHIJKLMNOPQ", "UNKNOWN", "UNKNOWNUNKNOWN123", "NONE"])
     func placeholders(vin: String) {
         let a = VINEngine.analyze(vin)
-        #expect(a.findings.contains { $0.code == .vinPlaceholder && $0.severity == .error })
+        // The placeholder finding alone: not also vin.length, vin.characters, vin.check_digit or
+        // vin.model_year for what is not a VIN at all.
+        #expect(a.findings.map(\.code) == [.vinPlaceholder])
+        #expect(a.findings.first?.severity == .error)
         #expect(!a.valid)
         #expect(a.suggestion == nil)
     }
