@@ -235,7 +235,9 @@ public struct FleetGenerator: Sendable {
         case .shortVIN:
             row[0] = String(vin.prefix(11 + rng.next(below: 5)))
         case .placeholder:
-            row[0] = String(repeating: "1", count: 17)
+            // The shapes fleet files hold; each is one vin.placeholder finding and nothing else.
+            row[0] = ["11111111111111111", "UNKNOWN", "12345678901234567", "00000000000000000", "AAAAAAAAAAAAAAAAA"][
+                rng.next(below: 5)]
         case .latitude:
             // Beyond ±180, so swapping with the longitude cannot make the pair valid either.
             row[10] = String(format: "%.4f", 190 + Double(rng.next(below: 8000)) / 100)
