@@ -100,7 +100,11 @@ enum StoreJSON {
 
     /// `{"field": value, …}` for a schema row, nulls included.
     static func values(_ values: [FieldValue?], names: [String]) -> String {
-        var out: [UInt8] = [UInt8(ascii: "{")]
+        // Reserved up front: grown from one byte, the buffer was reallocated and copied some ten
+        // times a row (a within-run duplicate writes two of these).
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + names.count * 24)
+        out.append(UInt8(ascii: "{"))
         for (i, name) in names.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             appendString(name, to: &out)
