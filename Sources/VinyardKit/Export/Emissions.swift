@@ -200,7 +200,7 @@ struct EmissionsWriter {
             case .text(let s)?: self = .text(s)
             case .integer(let i)? where kind == .boolean: self = .bool(i != 0)
             case .integer(let i)?: self = .number(String(i))
-            case .real(let d)?: self = d.isFinite ? .number(FieldValue.format(d)) : .null
+            case .real(let d)?: self = d.isFinite ? .number(FieldValue.decimalText(d)) : .null
             case .bool(let b)?: self = .bool(b)
             }
         }
