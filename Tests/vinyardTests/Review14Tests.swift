@@ -45,3 +45,31 @@ import VinyardKit
         #expect(emissions.stdout == "vin,price,emissions\nJM1GJ1W65E1143959,10000000000000000,5001.5\n", "\(emissions.stdout)")
     }
 }
+
+extension Review14Tests {
+    /// A list field (`options`) whose cell is bracketed but not a JSON array (`[not json]`) was
+    /// stored as written and exported into JSON as it was, which made the whole JSON output
+    /// unreadable; it is now a one-element list of that text, as any other text cell is.
+    @Test func bracketedTextThatIsNotJSONIsOneListItem() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try Self.database(
+            "vin,options,specs\n1FTFW1E57KFA14352,[not json],\"[\"\"a\"\", \"\"b\"\"]\"\n1HGCV1F52MA000123,\"[1,2\",[Sunroof]\n",
+            "lists.csv", in: dir)
+        let r = try runVinyard(["export", "--db", db, "--columns", "vin,options,specs", "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]], "\(r.stdout)")
+        #expect(rows.count == 2)
+        #expect(rows[0]["options"] as? [String] == ["[not json]"])
+        #expect(rows[0]["specs"] as? [String] == ["a", "b"])
+        #expect(rows[1]["options"] as? [String] == ["[1,2"])
+        #expect(rows[1]["specs"] as? [String] == ["[Sunroof]"])
+        // convert writes the same lists.
+        let out = dir.appendingPathComponent("out.json").path
+        let c = try runVinyard(["convert", dir.appendingPathComponent("lists.csv").path, "-o", out, "--quiet"])
+        #expect(c.status == 0, "\(c.stderr)")
+        let converted = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [[String: Any]])
+        #expect(converted.first?["options"] as? [String] == ["[not json]"])
+    }
+}
