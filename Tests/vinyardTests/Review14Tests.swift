@@ -73,3 +73,30 @@ extension Review14Tests {
         #expect(converted.first?["options"] as? [String] == ["[not json]"])
     }
 }
+
+extension Review14Tests {
+    /// `~` (contains) on a number or boolean field matches the value as exports write it: it
+    /// searched SQLite's own text of the stored value (`1000000.0` for a whole price, `1.0e-05`,
+    /// `1`/`0` for true/false), so `price~.0` found whole prices, `latitude~0.00001` found
+    /// nothing and `accident_free~true` found nothing.
+    @Test func containsOnNumbersAndBooleansMatchesTheWrittenValue() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try Self.database(
+            "vin,price,latitude,longitude,accident_free\n1FTFW1E57KFA14352,1000000,0.00001,4.5,true\n1HGCV1F52MA000123,32500.5,52.3547498,4.8339215,false\n",
+            "c.csv", in: dir)
+        func vins(_ condition: String) throws -> [String] {
+            let r = try runVinyard(["export", "--db", db, "--columns", "vin", "--where", condition])
+            #expect(r.status == 0, "\(condition): \(r.stderr)")
+            return Array(r.stdout.split(separator: "\n").dropFirst().map(String.init))
+        }
+        #expect(try vins("price~.0") == [])
+        #expect(try vins("price~00000") == ["1FTFW1E57KFA14352"])
+        #expect(try vins("price~.5") == ["1HGCV1F52MA000123"])
+        #expect(try vins("latitude~0.00001") == ["1FTFW1E57KFA14352"])
+        #expect(try vins("latitude~e") == [])
+        #expect(try vins("accident_free~true") == ["1FTFW1E57KFA14352"])
+        #expect(try vins("accident_free~FALS") == ["1HGCV1F52MA000123"])
+        #expect(try vins("accident_free~1") == [])
+    }
+}
