@@ -100,3 +100,22 @@ extension Review14Tests {
         #expect(try vins("accident_free~1") == [])
     }
 }
+
+extension Review14Tests {
+    /// The position-7 model-year rule (49 CFR 565) is for North America, and for US-market cars
+    /// from Japan and Korea (right check digit, known WMI); it was applied to every VIN before `S`
+    /// with a right check digit, so a Brazilian Volkswagen, an Indian Suzuki or a South African
+    /// Toyota of code E (1984 or 2014) with a digit at position 7 decoded as 1984.
+    @Test func positionSevenRuleIsNotAppliedOutsideNorthAmericaJapanAndKorea() throws {
+        let r = try runVinyard([
+            "decode", "9BWAA05U7EP123456", "MA3FB32S3K0123456", "AHTFZ29G7E9123456", "KMHD841C6HU123456",
+            "KNAFU4A2XD5739551", "1G1JC5244T7000001", "--format", "json",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let objects = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]])
+        let years = objects.map { $0["model_year"] as? Int }
+        // Brazil, India, South Africa: the latest candidate; Korea and the US keep the rule.
+        #expect(years == [2014, 2019, 2014, 1987, 2013, 1996])
+        #expect(objects.map { $0["model_years"] as? [Int] ?? [] }.prefix(3) == [[1984, 2014], [1989, 2019], [1984, 2014]])
+    }
+}
