@@ -119,3 +119,15 @@ extension Review14Tests {
         #expect(objects.map { $0["model_years"] as? [Int] ?? [] }.prefix(3) == [[1984, 2014], [1989, 2019], [1984, 2014]])
     }
 }
+
+extension Review14Tests {
+    /// Every command's `--help` has examples (README "Commands"); `convert` had none.
+    @Test func everyCommandsHelpHasExamples() throws {
+        for command in ["validate", "import", "export", "emissions", "convert", "decode", "generate", "stats"] {
+            let r = try runVinyard([command, "--help"])
+            #expect(r.status == 0, "\(command): \(r.stderr)")
+            #expect(r.stdout.contains("Examples:"), "\(command) --help has no examples")
+            #expect(r.stdout.contains("vinyard \(command) "), "\(command) --help shows no example of itself")
+        }
+    }
+}
