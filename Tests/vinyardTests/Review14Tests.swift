@@ -131,3 +131,25 @@ extension Review14Tests {
         }
     }
 }
+
+extension Review14Tests {
+    /// The emissions text report shows a key column (`--columns key,…`, the way to name vehicles
+    /// without a VIN) whole: it was cut to 16 characters with `…` (`ZFA31200XP01234…`,
+    /// `autoscout:27100…`), which left the vehicles unidentifiable.
+    @Test func emissionsTextReportShowsKeysWhole() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("v.db").path
+        let samples = packageRoot.appendingPathComponent("Samples")
+        let r = try runVinyard([
+            "import", samples.appendingPathComponent("fleet.csv").path, samples.appendingPathComponent("autoscout.json").path,
+            "--db", db, "--quiet",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try runVinyard(["emissions", "--db", db, "--columns", "key,make,emissions"])
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(!report.stdout.contains("…"), "\(report.stdout)")
+        #expect(report.stdout.contains("\nautoscout:271004312  Volkswagen "), "\(report.stdout)")
+        #expect(report.stdout.contains("\n1FTFW1E57KFA14352    Ford "), "\(report.stdout)")
+    }
+}
