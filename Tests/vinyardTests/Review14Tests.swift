@@ -153,3 +153,24 @@ extension Review14Tests {
         #expect(report.stdout.contains("\n1FTFW1E57KFA14352    Ford "), "\(report.stdout)")
     }
 }
+
+extension Review14Tests {
+    /// An S typed as 5 in the manufacturer code of a European VIN (SB1, Toyota UK; SAL, Land
+    /// Rover) makes a North American VIN of an unknown WMI with a wrong check digit. The repair had
+    /// to stay in North America, so it suggested nothing (`5ALGA2BEXLA400123`) or a second typo
+    /// elsewhere that gave another unknown WMI (`5B1…` → `581KV58E0DF123456`); a repair of an
+    /// unknown WMI into a known one is now allowed, and preferred.
+    @Test func typoInAnUnknownWMIRepairsToTheKnownOne() throws {
+        let r = try runVinyard([
+            "decode", "5B1KV58E0DF123456", "5ALGA2BEXLA400123", "2FA31200XP0123456", "1FTFW1ES7KFA14352", "--format", "json",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let objects = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]])
+        #expect(objects.map { $0["suggestion"] as? String } == [
+            "SB1KV58E0DF123456", "SALGA2BEXLA400123",
+            // A known WMI (2FA, Ford Canada) is not turned into another maker's (ZFA, Fiat).
+            nil,
+            "1FTFW1E57KFA14352",
+        ])
+    }
+}
