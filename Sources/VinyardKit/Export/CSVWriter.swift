@@ -102,6 +102,7 @@ public final class CSVWriter: RecordWriter {
         switch v {
         case nil: nil
         case .text(let s): CSVCell(s)
+        case .real(let d)?: CSVCell(FieldValue.decimalText(d), isText: false)
         case let v?: CSVCell(v.text, isText: false)
         }
     }

@@ -109,11 +109,17 @@ public struct EmissionsCalculator {
         // the longest such key, so the other columns stay aligned.
         var keyWidth = 0
         if format == .text, let vin = output.first(where: { $0?.name == "vin" }) ?? nil {
-            keyWidth = try longestKey(table: table, conditions: query.conditions, extraTerms: extraTerms, vin: vin)
+            keyWidth = try longestKey(table: table, conditions: query.conditions, extraTerms: extraTerms, vin: vin) + 2
+        }
+        // A key column (`--columns key,…`) is shown whole, as wide as its longest key.
+        var keyColumnWidth = 0
+        if format == .text, output.contains(where: { $0?.name == table.keyColumn }) {
+            keyColumnWidth = try longestKey(table: table, conditions: query.conditions, extraTerms: extraTerms, vin: nil)
         }
         let statement = try store.prepareQuery(compiled.sql, arguments: compiled.arguments)
         var writer = EmissionsWriter(
-            sink: sink, format: format, columns: output, tiers: tiers, bracketedKeyWidth: keyWidth, delimiter: delimiter)
+            sink: sink, format: format, columns: output, tiers: tiers, bracketedKeyWidth: keyWidth,
+            keyColumn: (table.keyColumn, keyColumnWidth), delimiter: delimiter)
         let odometerIndex = shown.count
         let keyIndex = odometerIndex + 1
         var total = Decimal(0)
@@ -148,19 +154,20 @@ public struct EmissionsCalculator {
         return summary
     }
 
-    /// The length of the longest key of a row `conditions` and `extraTerms` select whose `vin` is
-    /// null, plus two for the brackets (0 when there is none).
-    private func longestKey(table: ExportTable, conditions: [Condition], extraTerms: [String], vin: ExportTable.Column)
+    /// The length of the longest key of a row `conditions` and `extraTerms` select (whose `vin` is
+    /// null, when `vin` is given); 0 when there is none.
+    private func longestKey(table: ExportTable, conditions: [Condition], extraTerms: [String], vin: ExportTable.Column?)
         throws -> Int
     {
         let (terms, arguments) = try table.whereTerms(conditions)
-        let whereSQL = (terms + extraTerms + ["\(quoteIdentifier(vin.name)) IS NULL"]).joined(separator: " AND ")
+        let whereSQL = (terms + extraTerms + (vin.map { ["\(quoteIdentifier($0.name)) IS NULL"] } ?? []))
+            .joined(separator: " AND ")
         do {
             let statement = try store.prepareQuery(
                 "SELECT max(length(\(quoteIdentifier(table.keyColumn)))) FROM \(quoteIdentifier(table.name)) WHERE \(whereSQL)",
                 arguments: arguments)
             guard try statement.step(), !statement.isNull(0) else { return 0 }
-            return Int(statement.int64(0)) + 2
+            return Int(statement.int64(0))
         } catch let error as StoreError {
             throw VinyardError(.store, "reading \(table.name) from \(store.path) failed", cause: error)
         }
@@ -200,7 +207,7 @@ struct EmissionsWriter {
             case .text(let s)?: self = .text(s)
             case .integer(let i)? where kind == .boolean: self = .bool(i != 0)
             case .integer(let i)?: self = .number(String(i))
-            case .real(let d)?: self = d.isFinite ? .number(FieldValue.format(d)) : .null
+            case .real(let d)?: self = d.isFinite ? .number(FieldValue.decimalText(d)) : .null
             case .bool(let b)?: self = .bool(b)
             }
         }
@@ -219,14 +226,18 @@ struct EmissionsWriter {
     private let names: [String]
     private let numeric: [Bool]
     private let widths: [Int]
+    /// Columns never shortened with `…` in the text table: identifiers.
+    private let wholeColumns: Set<String>
     private let tiers: EmissionTiers
     private let delimiter: UInt8
     private var rows = 0
 
-    /// `bracketedKeyWidth`: the widest `[key]` the text table shows in the vin column.
+    /// `bracketedKeyWidth`: the widest `[key]` the text table shows in the vin column;
+    /// `keyColumn`: the table's key column and its widest value, shown whole when it is a column.
     init(
         sink: any ByteSink, format: EmissionsFormat, columns: [ExportTable.Column?], tiers: EmissionTiers,
-        bracketedKeyWidth: Int = 0, delimiter: UInt8 = UInt8(ascii: ",")
+        bracketedKeyWidth: Int = 0, keyColumn: (name: String, width: Int) = ("_key", 0),
+        delimiter: UInt8 = UInt8(ascii: ",")
     ) {
         self.delimiter = delimiter
         out = OutputBuffer(sink: sink)
@@ -235,8 +246,10 @@ struct EmissionsWriter {
         names = columns.map { $0?.name ?? "emissions" }
         numeric = columns.map { $0?.kind.isNumeric ?? true }
         widths = zip(names, numeric).map { name, numeric in
-            max(name.count, name == "vin" ? max(17, bracketedKeyWidth) : numeric ? 12 : 16)
+            if name == keyColumn.name { return max(name.count, keyColumn.width) }
+            return max(name.count, name == "vin" ? max(17, bracketedKeyWidth) : numeric ? 12 : 16)
         }
+        wholeColumns = Set(["vin", keyColumn.name])
     }
 
     mutating func begin() {
@@ -317,7 +330,7 @@ struct EmissionsWriter {
         for (i, cell) in cells.enumerated() {
             var text = cell
             let width = widths[i]
-            if !numeric[i], names[i] != "vin", text.count > width { text = String(text.prefix(width - 1)) + "…" }
+            if !numeric[i], !wholeColumns.contains(names[i]), text.count > width { text = String(text.prefix(width - 1)) + "…" }
             let pad = String(repeating: " ", count: max(0, width - text.count))
             if i > 0 { line += "  " }
             line += numeric[i] ? pad + text : text + pad

@@ -38,12 +38,13 @@ extension OutputBuffer {
         append("]},\"properties\":" as StaticString)
     }
 
-    /// Appends a double as ``FieldValue/format(_:)`` writes it (whole numbers without `.0`).
+    /// Appends a double as ``FieldValue/decimalText(_:)`` writes it (whole numbers without `.0`,
+    /// never an exponent).
     mutating func append(real d: Double) {
         if d == d.rounded(.towardZero), abs(d) < 1e15 {
             append(integer: Int64(d))
         } else {
-            append(d.description)
+            append(FieldValue.decimalText(d))
         }
     }
 

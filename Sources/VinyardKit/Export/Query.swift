@@ -99,14 +99,15 @@ public struct Condition: Sendable, Hashable {
         return Condition(field: field, op: op, values: values)
     }
 
-    /// The byte range of the first ` in ` (case-insensitive, whitespace on both sides) that starts
+    /// The byte range of the first ` in ` (case-insensitive, whitespace on both sides, or an
+    /// opening parenthesis after it: `make in(BMW,Audi)`, as SQL may be written) that starts
     /// before `limit`.
     private static func inWordPosition(_ bytes: [UInt8], before limit: Int) -> (start: Int, end: Int)? {
         func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
         var i = 1
         while i + 2 < bytes.count, i < limit {
             if isSpace(bytes[i - 1]), bytes[i] | 0x20 == UInt8(ascii: "i"), bytes[i + 1] | 0x20 == UInt8(ascii: "n"),
-                isSpace(bytes[i + 2])
+                isSpace(bytes[i + 2]) || bytes[i + 2] == UInt8(ascii: "(")
             {
                 var start = i - 1
                 while start > 0, isSpace(bytes[start - 1]) { start -= 1 }

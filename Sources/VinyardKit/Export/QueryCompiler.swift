@@ -51,8 +51,13 @@ extension ExportTable {
                 terms.append(column.kind.isNumeric ? "(typeof(\(c)) IN ('integer','real') AND \(term))" : term)
             case .contains:
                 // Folded for every script (SQLite's lower() folds ASCII only); the value once, here.
+                // A boolean is searched as exports write it (true/false, not 1/0).
                 arguments.append(.text(value.lowercased()))
-                terms.append("instr(vinyard_fold(\(c)), ?\(arguments.count)) > 0")
+                let text =
+                    column.kind == .boolean
+                    ? "(CASE WHEN typeof(\(c)) = 'integer' THEN (CASE WHEN \(c) = 0 THEN 'false' ELSE 'true' END) ELSE vinyard_fold(\(c)) END)"
+                    : "vinyard_fold(\(c))"
+                terms.append("instr(\(text), ?\(arguments.count)) > 0")
             case .in:
                 let values = condition.values.filter { !$0.isEmpty }
                 let placeholders = try values.map(bound).joined(separator: ", ")

@@ -110,7 +110,7 @@ struct OutputBuffer {
         case nil: append("null" as StaticString)
         case .text(let s): appendJSONString(s)
         case .integer(let i): append(String(i))
-        case .real(let d): if d.isFinite { append(FieldValue.format(d)) } else { append("null" as StaticString) }
+        case .real(let d): if d.isFinite { append(FieldValue.decimalText(d)) } else { append("null" as StaticString) }
         case .bool(let b): append(b ? "true" as StaticString : "false")
         }
     }

@@ -411,18 +411,29 @@ final class FieldTyper {
         Finding(code, .error, field: field.name, message: "\(field.name) '\(Self.clip(input))' \(what)")
     }
 
+    /// True when `text` is one well-formed JSON array and nothing else.
+    static func isJSONArray(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            var parser = JSONParser()
+            guard case .value(.array, let end) = parser.parse(bytes, from: 0, final: true) else { return false }
+            return bytes[end...].allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        }
+    }
+
     static func clip(_ s: String) -> String {
         s.count <= 80 ? s : String(s.prefix(77)) + "..."
     }
 
     /// A list value as JSON array text: an array as JSON; text that already is a JSON array kept
-    /// as written; any other scalar as a one-element array.
+    /// as written; any other scalar (also bracketed text that is not JSON, `[not json]`) as a
+    /// one-element array.
     private func arrayText(_ raw: RawValue) -> String {
         switch raw {
         case .array: return JSONText.encode(raw)
         case .string(let s):
             let t = ValueParser.trimmed(s)
-            if t.hasPrefix("["), t.hasSuffix("]") { return t }
+            if t.hasPrefix("["), t.hasSuffix("]"), Self.isJSONArray(t) { return t }
             return JSONText.encode(.array([.string(t)]))
         default:
             return JSONText.encode(.array([raw]))

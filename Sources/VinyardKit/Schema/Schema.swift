@@ -171,6 +171,41 @@ public enum FieldValue: Sendable, Hashable {
         if d == d.rounded(.towardZero), abs(d) < 1e15 { return String(Int64(d)) }
         return "\(d)"
     }
+
+    /// ``format(_:)`` in positional notation, as exports write numbers: the same shortest
+    /// round-tripping digits, never an exponent (`0.00001`, not `1e-05`; `10000000000000000`, not
+    /// `1e+16`), so spreadsheets and CSV readers see the number as it is.
+    public static func decimalText(_ d: Double) -> String {
+        let text = format(d)
+        guard let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }),
+            let exponent = Int(text[text.index(after: e)...])
+        else {
+            // A whole number from 1e15 up to 2^53 is written `1000000000000000.0`.
+            return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
+        }
+        var mantissa = text[..<e]
+        let negative = mantissa.first == "-"
+        if negative { mantissa = mantissa.dropFirst() }
+        let parts = mantissa.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let whole = parts[0]
+        let fraction = parts.count > 1 ? parts[1] : ""
+        var digits = Array(whole + fraction)
+        var point = whole.count + exponent
+        while digits.count > 1, digits.first == "0" {
+            digits.removeFirst()
+            point -= 1
+        }
+        while digits.count > max(point, 1), digits.last == "0" { digits.removeLast() }
+        var out = negative ? "-" : ""
+        if point <= 0 {
+            out += "0." + String(repeating: "0", count: -point) + String(digits)
+        } else if point >= digits.count {
+            out += String(digits) + String(repeating: "0", count: point - digits.count)
+        } else {
+            out += String(digits[..<point]) + "." + String(digits[point...])
+        }
+        return out
+    }
 }
 
 /// A record mapped onto a schema: one optional value per schema field (same order as

@@ -145,12 +145,26 @@ public final class Connection {
 }
 
 /// The `vinyard_fold` SQL function: NULL for NULL, else the value's text in lower case (ASCII
-/// byte by byte, anything else through Swift's Unicode `lowercased()`).
+/// byte by byte, anything else through Swift's Unicode `lowercased()`). A real is its text as
+/// exports write it (``FieldValue/decimalText(_:)``: `1000000`, `0.00001`), not SQLite's
+/// (`1000000.0`, `1.0e-05`), so `~` finds what the user sees.
 private let foldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
     context, count, values in
-    guard count == 1, let values, let value = values[0], sqlite3_value_type(value) != SQLITE_NULL,
-        let text = sqlite3_value_text(value)
-    else {
+    guard count == 1, let values, let value = values[0], sqlite3_value_type(value) != SQLITE_NULL else {
+        sqlite3_result_null(context)
+        return
+    }
+    if sqlite3_value_type(value) == SQLITE_FLOAT {
+        let d = sqlite3_value_double(value)
+        var text = d.isFinite ? FieldValue.decimalText(d) : (d > 0 ? "inf" : d < 0 ? "-inf" : "nan")
+        text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) {
+                csqlite_result_text_transient(context, $0.baseAddress, Int32(clamping: $0.count))
+            }
+        }
+        return
+    }
+    guard let text = sqlite3_value_text(value) else {
         sqlite3_result_null(context)
         return
     }

@@ -303,7 +303,9 @@ public enum VINEngine {
     /// valid (allowed characters and, when required, the check digit; not a placeholder), or nil.
     /// Where several do, and only one of them leaves digits at positions 14-17, that one: a letter
     /// typed into the serial (`1FTFW1E5XPFB1Z346`) is the typo, not a second confusion elsewhere
-    /// that happens to pass the check digit too (B → 8 at position 12 there).
+    /// that happens to pass the check digit too (B → 8 at position 12 there). Where the VIN's
+    /// manufacturer code is unknown, a candidate that makes it a known one wins (`5B1KV58E0DF123456`
+    /// is `SB1…`, Toyota UK, not `581…`), also outside the mandatory region.
     /// - Parameter requireMandatoryRegion: the candidate must be a VIN whose check digit is
     ///   mandatory (North America, China); `requireCheckDigit` when not given.
     static func repair(_ bytes: [UInt8], requireCheckDigit: Bool, requireMandatoryRegion: Bool? = nil) -> String? {
@@ -326,9 +328,12 @@ public enum VINEngine {
                     guard let digit = checkDigitByte(buf) else { return false }
                     return !requireCheckDigit || buf[8] == digit
                 }
-                if ok && placeholderReason(candidate) == nil
-                    && (!mandatoryRegion || VINDecoder.checkDigitMandatory(candidate))
-                    && (i >= 3 || !knownWMI || candidate.withUnsafeBufferPointer { WMITable.lookupIndex($0) != nil })
+                guard ok, placeholderReason(candidate) == nil else { continue }
+                let candidateKnown = candidate.withUnsafeBufferPointer { WMITable.lookupIndex($0) != nil }
+                // A typo that turns an unknown manufacturer code into a known one (`5B1` → `SB1`,
+                // Toyota UK) may leave the mandatory region: the WMI was the typo.
+                if (!mandatoryRegion || VINDecoder.checkDigitMandatory(candidate) || (!knownWMI && candidateKnown))
+                    && (i >= 3 || !knownWMI || candidateKnown)
                 {
                     found.append(candidate)
                 }
@@ -337,6 +342,11 @@ public enum VINEngine {
         }
         if found.count > 1 {
             found = found.filter { $0[13..<17].allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
+        }
+        if found.count > 1, !knownWMI {
+            // An unknown manufacturer code repaired into a known one wins over a typo elsewhere.
+            let known = found.filter { $0.withUnsafeBufferPointer { WMITable.lookupIndex($0) != nil } }
+            if !known.isEmpty { found = known }
         }
         return found.count == 1 ? String(decoding: found[0], as: UTF8.self) : nil
     }

@@ -95,8 +95,8 @@ public enum VINDecoder {
     /// The best model year: the position-7 rule where it holds, else `latest`.
     ///
     /// The rule (49 CFR 565: a digit at position 7 means 1980-2009, a letter 2010-2039) holds for cars,
-    /// MPVs and light trucks built for North America: VINs of the North American regions, and Asian
-    /// VINs (Japan, Korea) whose check digit is right and whose WMI is known, the mark of a US-market
+    /// MPVs and light trucks built for North America: VINs of the North American regions, and
+    /// Japanese and Korean VINs whose check digit is right and whose WMI is known, the mark of a US-market
     /// vehicle. Not for heavy trucks, nor China (its position-7 use differs), nor Europe (S-Z): European
     /// makers compute the check digit for every market, and a European-market car's position 7 is a
     /// model code (`WDD20500XKR456789`, a 2019 Mercedes, would read 1989).
@@ -104,7 +104,9 @@ public enum VINDecoder {
     static func bestYear(_ b: UnsafeBufferPointer<UInt8>, latest: Int, candidates: [Int]?, heavy: Bool) -> Int {
         guard b.count == 17, !heavy, b[0] != UInt8(ascii: "L") else { return latest }
         if !checkDigitMandatory(b) {
-            guard b[0] < UInt8(ascii: "S") else { return latest }
+            // Japan (J) and Korea (KL-KR) only: not South America, Africa, India, Turkey, ...,
+            // whose position 7 is a model code as in Europe.
+            guard b[0] == UInt8(ascii: "J") || VINCountries.fastCountry(b[0], b[1]) == "South Korea" else { return latest }
             guard let digit = VINEngine.checkDigitByte(b), digit == b[8], WMITable.lookupIndex(b) != nil else { return latest }
         }
         let p7 = b[6]

@@ -21,6 +21,13 @@ struct Convert: ParsableCommand {
             first record's keys, and later new keys are dropped with a warning. Rejected rows \
             (ragged CSV rows, malformed JSON elements or lines) are reported on standard error and \
             written to --rejects FILE when given; they do not change the exit status.
+
+            Examples:
+              vinyard convert leasing-export.csv -o clean.json --rejects rejects.csv
+              vinyard convert fleet.json -o fleet.csv.gz
+              vinyard convert autoscout.json -o listings.jsonl --source autoscout
+              vinyard convert export.csv -o export.json --source raw
+              cat fleet.csv | vinyard convert - -o - --format jsonl
             """
     )
 

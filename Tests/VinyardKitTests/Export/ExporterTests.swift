@@ -270,7 +270,7 @@ import Testing
         for d in [0.5, -3.7495758, 1e20, 5001.0, -0.0, 1e-7] {
             out.bytes.removeAll()
             out.append(real: d)
-            #expect(String(decoding: out.bytes, as: UTF8.self) == FieldValue.format(d))
+            #expect(String(decoding: out.bytes, as: UTF8.self) == FieldValue.decimalText(d))
         }
     }
 }

@@ -16,6 +16,10 @@ import VinyardKit
         ("status in active,maintenance", "status", .in, ["active", "maintenance"]),
         ("status IN active, maintenance ", "status", .in, ["active", "maintenance"]),
         ("status in (active, 'maintenance')", "status", .in, ["active", "maintenance"]),
+        // Spaces are optional before the list's parenthesis, as SQL writes it (review 14: this
+        // was "no operator", exit 64).
+        ("make in(BMW,Audi)", "make", .in, ["BMW", "Audi"]),
+        ("make IN('Land Rover', BMW)", "make", .in, ["Land Rover", "BMW"]),
         // A quoted value keeps its commas; a quote inside a word is just a character.
         ("address in 'Hauptstraße 3, 69117 Heidelberg', \"Rue de Rivoli 50, 75001 Paris\"", "address", .in,
             ["Hauptstraße 3, 69117 Heidelberg", "Rue de Rivoli 50, 75001 Paris"]),
