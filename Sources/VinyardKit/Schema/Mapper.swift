@@ -753,7 +753,9 @@ public final class Mapper {
 
     /// Lower-case, trimmed, inner white space collapsed to one space.
     static func normalizedName(_ s: String) -> String {
-        s.lowercased().split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        // Composed (NFC) first: `Zürich` typed with a precomposed ü and with u + a combining mark
+        // is one place, not two keys.
+        s.precomposedStringWithCanonicalMapping.lowercased().split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
     }
 
     /// A coordinate rounded to 1e-6, written with six decimals (`52.354750`).

@@ -484,6 +484,19 @@ import Testing
         #expect(r.value("source", in: m) == .text("locations"))
     }
 
+    /// The two Unicode spellings of one name (precomposed `ü`, and `u` with a combining diaeresis)
+    /// are one key; they were two places.
+    @Test func composedAndDecomposedNamesAreOneKey() throws {
+        let m = try mapper("locations")
+        func key(_ name: String) -> String? {
+            m.map(rawRecord([("name", .string(name)), ("lat", .number("47.3769")), ("long", .number("8.5417"))])).key
+        }
+        let composed = "Z\u{00FC}rich", decomposed = "Zu\u{0308}rich"
+        #expect(Array(composed.utf8) != Array(decomposed.utf8))
+        #expect(key(composed) == key(decomposed))
+        #expect(key(composed).map { Array($0.utf8) } == Array("z\u{00FC}rich|47.376900,8.541700".utf8))
+    }
+
     @Test func defects() throws {
         let m = try mapper("locations")
         #expect(m.map(rawRecord([("name", .string("x")), ("lat", .number("151.2093")), ("long", .number("-33.8688"))])).codes == ["coord.swapped"])
