@@ -105,3 +105,35 @@ import VinyardKit
         #expect(p.terminationStatus == 0)
     }
 }
+
+/// A re-import of a file that holds a key twice, both records with a warning: the `duplicates`
+/// entry of the replaced (earlier) record keeps its own warning, with its own line, run after
+/// run. The re-run gave it the later record's (line 3, element 1), and the earlier record's
+/// warning was kept nowhere.
+@Suite struct ReimportedDuplicateFindingsTests {
+    @Test func replacedRecordKeepsItsOwnWarningOnReimport() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("autoscout.json")
+        let record = #"{"ID": "700", "Make": "Opel", "FuelType": "Benzin", "Price": 5000, "Mileage (km)": 100, "FirstRegistration": "01/2010", "AccidentFree": false, "Images": [], "Address": "C", "PowerKW": 50}"#
+        try Data("{\"vehicles\": [\n \(record),\n \(record)\n]}\n".utf8).write(to: input)
+        let db = dir.appendingPathComponent("v.db").path
+        func state() throws -> (duplicates: String, findings: String) {
+            let d = try runVinyard(["export", "--db", db, "--table", "duplicates", "--columns", "line,findings"])
+            let f = try runVinyard(["export", "--db", db, "--table", "findings", "--columns", "code,line,element"])
+            return (d.stdout, f.stdout)
+        }
+        #expect(try runVinyard(["import", input.path, "--db", db, "--quiet"]).status == 0)
+        let first = try state()
+        #expect(first.duplicates.contains(#""line"":2"#), "\(first.duplicates)")
+        #expect(first.duplicates.contains(#""element"":0"#), "\(first.duplicates)")
+        #expect(first.findings == "code,line,element\nvehicle.accident,3,1\n")
+        for _ in 0..<2 {
+            let again = try runVinyard(["import", input.path, "--db", db, "--report", "json"])
+            #expect(try ParsedReport(again).int("unchanged") == 1)
+            let state = try state()
+            #expect(state.duplicates == first.duplicates)
+            #expect(state.findings == first.findings)
+        }
+    }
+}
