@@ -365,9 +365,13 @@ public final class ImportSession {
         case .first: kept = stored.values
         case .merge: kept = zip(stored.values, values).map { isEmpty($0) ? $1 : $0 }
         }
-        let conflicts = conflictFindings(
-            conflicting, writer: writer, key: key, stored: stored, new: values, kept: kept, provenance: provenance,
-            policy: policy)
+        // Not for an update by a later run under `last` (it is newer: no conflict), where the
+        // messages cost ~13k instructions a row for nothing.
+        let conflicts =
+            inRun || policy != .last
+            ? conflictFindings(
+                conflicting, writer: writer, key: key, stored: stored, new: values, kept: kept, provenance: provenance,
+                policy: policy) : []
 
         if inRun {
             let finalHash: Int64
