@@ -453,7 +453,7 @@ public final class ImportSession {
                 try removeEarlier(table: table, key: key, input: stored.input, line: stored.line, action: "replaced", raw: replacedRaw)
                 try addDuplicate(
                     table: table, key: key, input: stored.input, line: stored.line, action: "replaced",
-                    raw: replacedRaw, findings: replacedFindings, stored: replacedRaw)
+                    raw: replacedRaw, findings: replacedFindings)  // `raw` holds the stored values: not twice
             }
             // The record may be one an earlier run replaced: it is the row again, not a duplicate.
             try removeEarlier(
