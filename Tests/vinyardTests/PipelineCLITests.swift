@@ -732,3 +732,30 @@ let allSamples = [
         #expect(out.stdout == "vin,address,latitude\n1FTFW1E57KFA14352,\"Hauptstr. 1, 10115 Berlin, DE\",\n1HGCV1F52MA000123,\"Damrak 1, Amsterdam\",52.1\n")
     }
 }
+
+/// A CSV column without a header name is not loaded: when it holds a value the run names it
+/// (`VIN,,Make,` over `…,midvalue,Ford,lastvalue` dropped both values without a word); one whose
+/// cells are all empty (a spreadsheet's trailing delimiters) is not named.
+@Suite struct UnnamedColumnTests {
+    @Test func unnamedColumnWithValuesIsNamed() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("unnamed.csv")
+        try "VIN,,Make,,\n1FTFW1E57KFA14352,,Ford,,\n1HGCV1F52MA000123,midvalue,Honda,lastvalue,\n"
+            .write(to: file, atomically: true, encoding: .utf8)
+        for command in ["validate", "import"] {
+            var args = [command, file.path, "--report", "json"]
+            if command == "import" { args += ["--db", dir.appendingPathComponent("v.db").path] }
+            let r = try runVinyard(args)
+            #expect(r.status == 0, "\(r.stderr)")
+            let warnings = try ParsedReport(r).inputs.first?["warnings"] as? [String] ?? []
+            #expect(warnings.sorted() == [
+                "column '' (column 2, no name; a value at line 3) matches no field of source fleet and is not loaded; "
+                    + "to keep it, give the column a header: a field name or one of its aliases",
+                "column '' (column 4, no name; a value at line 3) matches no field of source fleet and is not loaded; "
+                    + "to keep it, give the column a header: a field name or one of its aliases",
+            ], "\(warnings)")
+            #expect(r.stderr.contains("column '' (column 2, no name"), "\(r.stderr)")
+        }
+    }
+}

@@ -37,6 +37,8 @@ final class RecordBatch: @unchecked Sendable {
     var shadowedKeys: [(column: Mapper.ShadowedColumn, provenance: Provenance)] = []
     /// JSON keys no field of the source takes, from the mapper (usually none).
     var unmappedKeys: [(name: String, provenance: Provenance)] = []
+    /// CSV columns without a name found holding a value, from the mapper (usually none).
+    var unnamedColumns: [(column: Int, provenance: Provenance)] = []
 
     /// The field arrays of the batch's last records, collected by ``reset(sequence:mappingName:)``
     /// for the reader to fill again (``InputReader/recycle(_:)``): uniquely held, so the reader
@@ -65,6 +67,7 @@ final class RecordBatch: @unchecked Sendable {
         isLast = false
         if !shadowedKeys.isEmpty { shadowedKeys = [] }
         if !unmappedKeys.isEmpty { unmappedKeys = [] }
+        if !unnamedColumns.isEmpty { unnamedColumns = [] }
     }
 
     /// The record slot for the next mapped record.

@@ -194,6 +194,8 @@ public final class Pipeline {
         // JSON keys no field takes, named once per input (at most `unmappedLimit` of them).
         var unmappedKeys = Set<String>()
         let unmappedLimit = 20
+        // CSV columns without a name that hold a value, named once per input.
+        var unnamedColumns = Set<Int>()
         while true {
             let batch = flow.takeMapped(sequence)
             sequence += 1
@@ -215,6 +217,14 @@ public final class Pipeline {
                                     ["'\(name)' (first at line \(provenance.line))"], one: "key", many: "keys", source: source,
                                     fix: "rename the key to a field name or map it in the source mapping"))
                     }
+                }
+                // (A JSON key "" is named with the other keys above.)
+                for (column, provenance) in batch.unnamedColumns
+                where reader.csvHeader != nil && unnamedColumns.count < unmappedLimit && unnamedColumns.insert(column).inserted {
+                    input.warnings.append(
+                        Self.unmappedWarning(
+                            ["'' (column \(column), no name; a value at line \(provenance.line))"], one: "column", many: "columns",
+                            source: batch.mappingName ?? "", fix: "give the column a header: a field name or one of its aliases"))
                 }
                 try consume(batch, sink: sink, input: &input, report: &report)
             } catch {
@@ -495,6 +505,7 @@ final class RecordChecker {
             }
         }
         batch.unmappedKeys = mapper.takeUnmappedKeys()
+        batch.unnamedColumns = mapper.takeUnnamedColumns()
         batch.shadowedKeys = mapper.takeShadowedKeys()
     }
 

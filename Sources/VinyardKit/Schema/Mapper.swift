@@ -89,6 +89,14 @@ public final class Mapper {
     /// Unmapped keys of the layouts mapped since the last ``takeUnmappedKeys()``, each with the
     /// first record that had them.
     private var pendingUnmapped: [(name: String, provenance: Provenance)] = []
+    /// The fields of the last layout without a name that no field takes (a CSV column whose
+    /// header is empty), by index; usually none.
+    private var layoutUnnamed: [Int] = []
+    /// Those of them found holding a value in the last layout (noted once each).
+    private var notedUnnamed: Set<Int> = []
+    /// Unnamed columns found holding a value since the last ``takeUnnamedColumns()``: the column
+    /// (1-based) and the first record with a value in it.
+    private var pendingUnnamed: [(column: Int, provenance: Provenance)] = []
     /// The most entries `pendingShadowed` and `pendingUnmapped` keep between takes.
     static let pendingLimit = 64
     private var slotsByName: [String: [Slot]] = [:]
@@ -426,6 +434,8 @@ public final class Mapper {
         for i in fields.indices where !mapped[i] && !ignored.contains(Schema.fold(fields[i].name)) {
             layoutUnmapped.append(fields[i].name)
         }
+        layoutUnnamed = fields.indices.filter { !mapped[$0] && fields[$0].name.isEmpty }
+        notedUnnamed = []
         layoutNoted = layoutShadowed.isEmpty && layoutUnmapped.isEmpty
         return entries
     }
@@ -539,6 +549,22 @@ public final class Mapper {
         return pendingUnmapped
     }
 
+    /// The columns without a name (an empty CSV header) found holding a value in the records
+    /// mapped since the last call, each with the first record that had one: their values are not
+    /// loaded, and an empty name cannot be reported from the header alone (a spreadsheet's
+    /// trailing delimiters also leave empty names, over empty columns).
+    func takeUnnamedColumns() -> [(column: Int, provenance: Provenance)] {
+        defer { pendingUnnamed.removeAll() }
+        return pendingUnnamed
+    }
+
+    private func noteUnnamed(_ fields: [RawField], _ provenance: Provenance) {
+        for i in layoutUnnamed where i < fields.count && !notedUnnamed.contains(i) && !FieldTyper.isEmpty(fields[i].value) {
+            notedUnnamed.insert(i)
+            if pendingUnnamed.count < Self.pendingLimit { pendingUnnamed.append((i + 1, provenance)) }
+        }
+    }
+
     // MARK: Mapping
 
     /// Maps one raw record. Never throws: whatever is wrong becomes a finding on the record.
@@ -555,6 +581,7 @@ public final class Mapper {
     func map(_ raw: RawRecord, into record: inout CanonicalRecord) {
         let fields = flattenedFields(raw.fields) ?? raw.fields
         let plan = plan(for: fields)
+        if !layoutUnnamed.isEmpty { noteUnnamed(fields, raw.provenance) }
         if !layoutNoted {
             layoutNoted = true
             // At most `pendingLimit` distinct names until the next take (the pipeline names 20 per
