@@ -286,6 +286,26 @@ public enum ValueParser {
         return result ?? nil
     }
 
+    /// `b` with each no-break or thin space (U+00A0, U+202F, U+2009) as one ASCII space.
+    static func noBreakSpacesAsSpaces(_ b: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(b.count)
+        var i = 0
+        while i < b.count {
+            if b[i] == 0xC2, i + 1 < b.count, b[i + 1] == 0xA0 {
+                out.append(0x20)
+                i += 2
+            } else if b[i] == 0xE2, i + 2 < b.count, b[i + 1] == 0x80, b[i + 2] == 0xAF || b[i + 2] == 0x89 {
+                out.append(0x20)
+                i += 3
+            } else {
+                out.append(b[i])
+                i += 1
+            }
+        }
+        return out
+    }
+
     struct CleanNumber {
         var text: String
         var hasExponent: Bool
@@ -293,7 +313,10 @@ public enum ValueParser {
 
     /// Turns a text number into the plain `[-]digits[.digits][e[-]digits]` form.
     static func clean(_ s: String, decimal: DecimalSeparator) -> Result<CleanNumber, NumberFailure> {
-        let b = Array(s.utf8)
+        var b = Array(s.utf8)
+        // The no-break spaces French and other locales group thousands with (`12 345` with
+        // U+00A0, U+202F or a thin space U+2009) group like a space; they were "not a number".
+        if b.contains(where: { $0 >= 0x80 }) { b = Self.noBreakSpacesAsSpaces(b) }
         var i = 0
         var negative = false
         if i < b.count, b[i] == 0x2B || b[i] == 0x2D {

@@ -18,6 +18,17 @@ import Testing
         #expect(ValueParser.parseNumber(text) == .failure(.invalid), "\(text)")
     }
 
+    /// Thousands grouped by a no-break space (French Excel: U+00A0, U+202F) or a thin space
+    /// (U+2009) group like a space; they were "not a number".
+    @Test func noBreakSpaceGroups() {
+        for space in ["\u{00A0}", "\u{202F}", "\u{2009}"] {
+            #expect(ValueParser.parseInteger("12\(space)345") == .success(12345), "\(space.unicodeScalars.first!)")
+            #expect(ValueParser.parseNumber("23\(space)990,00") == .success(23990), "\(space.unicodeScalars.first!)")
+            #expect(ValueParser.parseNumber("1\(space)234\(space)567,5", decimal: .comma) == .success(1_234_567.5))
+        }
+        #expect(ValueParser.parseNumber("12\u{00A0}34") == .failure(.invalid), "a group has three digits")
+    }
+
     @Test func ambiguousThousands() {
         #expect(ValueParser.parseNumber("1,234") == .failure(.ambiguous))
         #expect(ValueParser.parseNumber("1,2345") == .success(1.2345))
