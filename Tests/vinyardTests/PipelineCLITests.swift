@@ -759,3 +759,33 @@ let allSamples = [
         }
     }
 }
+
+/// European spreadsheet headers and values: accents are set aside when headers and values are
+/// matched (`Kilométrage` is the alias `kilometrage`), and common German, French and Dutch
+/// headers, fuel, status and transmission spellings and yes/no words are known (they were
+/// unmapped columns, a refused file for `Fahrgestell-Nr.`, or field.enum/field.type rejects).
+@Suite struct EuropeanSpreadsheetTests {
+    @Test func europeanHeadersAndValuesLoad() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("flotte.csv")
+        try ("Fahrgestell-Nr.;Marque;Modèle;Année;Kilométrage;Carburant;Türen;Getriebe;Kenteken;Status;Unfallfrei;Breitengrad;Längengrad\n"
+            + "1FTFW1E57KFA14352;Ford;F-150;2019;12 345;Super E10;4;Stufenlos;AB-123-C;in Werkstatt;WAHR;52,35;4,83\n"
+            + "1HGCV1F52MA000123;Honda;Accord;2021;800;Diesel;4;Automatik;XY-99-Z;verkauft;non;48,85;2,35\n")
+            .write(to: file, atomically: true, encoding: .utf8)
+        let db = dir.appendingPathComponent("v.db").path
+        let r = try runVinyard(["import", file.path, "--db", db, "--report", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try ParsedReport(r)
+        #expect(report.int("inserted") == 2, "\(r.stdout)")
+        #expect(report.int("rejected") == 0, "\(r.stdout)")
+        #expect(report.inputs.first?["warnings"] as? [String] == [], "\(r.stderr)")
+        let out = try runVinyard([
+            "export", "--db", db, "--sort", "vin", "--columns",
+            "vin,make,model,model_year,odometer_km,fuel_type,doors,transmission,status,accident_free,latitude,longitude",
+        ])
+        #expect(out.stdout == "vin,make,model,model_year,odometer_km,fuel_type,doors,transmission,status,accident_free,latitude,longitude\n"
+            + "1FTFW1E57KFA14352,Ford,F-150,2019,12345,gasoline,4,cvt,maintenance,true,52.35,4.83\n"
+            + "1HGCV1F52MA000123,Honda,Accord,2021,800,diesel,4,automatic,retired,false,48.85,2.35\n", "\(out.stdout)")
+    }
+}

@@ -68,12 +68,13 @@ public enum ValueParser {
 
     // MARK: Booleans
 
-    /// `true/false/yes/no/y/n/1/0/t/f/on/off/ja/nein`, any case; nil otherwise.
+    /// `true/false/yes/no/y/n/1/0/t/f/on/off/ja/nein`, any case, and what German, French and Dutch
+    /// spreadsheets write (`WAHR`/`FALSCH`, `vrai`/`faux`, `oui`/`non`, `nee`); nil otherwise.
     public static func parseBool(_ s: String) -> Bool? {
-        guard s.utf8.count <= 5 else { return nil }
+        guard s.utf8.count <= 6 else { return nil }
         switch s.lowercased() {
-        case "true", "yes", "y", "1", "t", "on", "ja", "j": return true
-        case "false", "no", "n", "0", "f", "off", "nein": return false
+        case "true", "yes", "y", "1", "t", "on", "ja", "j", "wahr", "vrai", "oui": return true
+        case "false", "no", "n", "0", "f", "off", "nein", "falsch", "faux", "non", "nee": return false
         default: return nil
         }
     }

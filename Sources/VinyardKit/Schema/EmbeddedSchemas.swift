@@ -10,8 +10,8 @@ enum EmbeddedSchemas {
   "primaryKey": ["name", "latitude", "longitude"],
   "fields": [
     {"name": "name", "type": "string", "aliases": ["location", "location name", "place", "place name", "site", "site name", "title", "label"]},
-    {"name": "latitude", "type": "number", "format": "latitude", "constraints": {"required": true}, "aliases": ["lat", "gps lat", "gps latitude", "y"]},
-    {"name": "longitude", "type": "number", "format": "longitude", "constraints": {"required": true}, "aliases": ["long", "lon", "lng", "gps lon", "gps lng", "gps longitude", "x"]},
+    {"name": "latitude", "type": "number", "format": "latitude", "constraints": {"required": true}, "aliases": ["lat", "gps lat", "gps latitude", "y", "breitengrad", "breedtegraad"]},
+    {"name": "longitude", "type": "number", "format": "longitude", "constraints": {"required": true}, "aliases": ["long", "lon", "lng", "gps lon", "gps lng", "gps longitude", "x", "längengrad", "lengtegraad"]},
     {"name": "source", "type": "string"}
   ]
 }
@@ -165,7 +165,7 @@ enum EmbeddedSchemas {
         "synonyms.json": #"""
 {
   "fuel": {
-    "gasoline": ["petrol", "gasoline", "gas", "benzin", "benzine", "benzina", "essence", "unleaded", "super", "super plus", "premium unleaded", "regular unleaded", "otto", "gasolina", "ulp"],
+    "gasoline": ["petrol", "gasoline", "gas", "benzin", "benzine", "benzina", "essence", "unleaded", "super", "super plus", "super e10", "e10", "super e5", "e5", "super 95", "super 98", "premium unleaded", "regular unleaded", "otto", "gasolina", "ulp"],
     "diesel": ["diesel", "gasoil", "gas oil", "dsl", "tdi", "gasóleo", "gazole"],
     "electric": ["electric", "electricity", "ev", "bev", "elektro", "elektrisch", "battery electric", "electrique", "électrique", "full electric", "electric vehicle"],
     "hybrid": ["hybrid", "hev", "full hybrid", "mild hybrid", "mhev", "gasoline hybrid", "petrol hybrid", "diesel hybrid", "hybrid electric", "hybride", "hybrid benzin", "hybrid diesel", "electric gasoline hybrid", "electric/gasoline", "hybrid (gasoline)", "hybrid (petrol)", "hybrid (diesel)"],
@@ -188,7 +188,7 @@ enum EmbeddedSchemas {
   "transmission": {
     "automatic": ["automatic", "auto", "at", "a/t", "automatik", "automatique", "tiptronic", "steptronic", "torque converter", "automatic transmission"],
     "manual": ["manual", "mt", "m/t", "stick", "stick shift", "standard", "schaltgetriebe", "manuell", "manuelle", "manual transmission"],
-    "cvt": ["cvt", "continuously variable", "continuously variable transmission", "e-cvt", "ecvt"],
+    "cvt": ["cvt", "continuously variable", "continuously variable transmission", "e-cvt", "ecvt", "stufenlos", "stufenlos automatik"],
     "dual_clutch": ["dual_clutch", "dct", "dsg", "dual clutch", "dual-clutch", "double clutch", "pdk", "s tronic", "edc"],
     "automated_manual": ["automated_manual", "amt", "automated manual", "semi-automatic", "semi automatic", "sequential", "smg", "automanual", "auto-manual", "auto manual"]
   },
@@ -219,9 +219,9 @@ enum EmbeddedSchemas {
   },
   "status": {
     "active": ["active", "in service", "in use", "available", "operational", "aktiv", "on road", "enabled"],
-    "maintenance": ["maintenance", "in maintenance", "service", "in service shop", "repair", "in repair", "workshop", "werkstatt", "under maintenance"],
-    "inactive": ["inactive", "out of service", "parked", "disabled", "suspended", "idle", "stored", "inaktiv"],
-    "retired": ["retired", "decommissioned", "sold", "scrapped", "disposed", "written off", "deregistered", "stillgelegt", "archived"]
+    "maintenance": ["maintenance", "in maintenance", "service", "in service shop", "repair", "in repair", "workshop", "werkstatt", "in werkstatt", "under maintenance", "in reparatur", "en réparation", "en maintenance"],
+    "inactive": ["inactive", "out of service", "parked", "disabled", "suspended", "idle", "stored", "inaktiv", "abgemeldet", "stilgelegd"],
+    "retired": ["retired", "decommissioned", "sold", "scrapped", "disposed", "written off", "deregistered", "stillgelegt", "archived", "verkauft", "verschrottet", "vendu", "verkocht"]
   }
 }
 
@@ -234,37 +234,37 @@ enum EmbeddedSchemas {
   "fields": [
     {"name": "vin", "type": "string", "format": "vin", "title": "Vehicle identification number",
      "description": "ISO 3779 VIN, upper-case, spaces and dashes removed. The key when present.",
-     "aliases": ["vehicle identification number", "vehicle id number", "vin number", "vin code", "vin no", "vin nr", "vehicle vin", "chassis number", "chassis no", "chassis", "frame number", "fahrgestellnummer", "fin"]},
+     "aliases": ["vehicle identification number", "vehicle id number", "vin number", "vin code", "vin no", "vin nr", "vehicle vin", "chassis number", "chassis no", "chassis", "frame number", "fahrgestellnummer", "fin", "fahrgestell nr", "numero de chassis", "chassisnummer"]},
     {"name": "make", "type": "string", "synonyms": "make",
-     "aliases": ["manufacturer", "brand", "marque", "marke", "vehicle make", "mfr", "make name"]},
+     "aliases": ["manufacturer", "brand", "marque", "marke", "vehicle make", "mfr", "make name", "merk", "marca"]},
     {"name": "model", "type": "string",
-     "aliases": ["model name", "vehicle model", "modell"]},
+     "aliases": ["model name", "vehicle model", "modell", "modèle", "modelo"]},
     {"name": "model_year", "type": "integer", "constraints": {"minimum": 1950, "maximumYearOffset": 1},
-     "aliases": ["year", "model year", "my", "modelyear", "baujahr", "vehicle year", "model yr", "yr", "year of manufacture", "manufacture year", "manufacturing year"]},
+     "aliases": ["year", "model year", "my", "modelyear", "baujahr", "vehicle year", "model yr", "yr", "year of manufacture", "manufacture year", "manufacturing year", "année", "bouwjaar", "modelljahr", "año"]},
     {"name": "trim", "type": "string", "aliases": ["trim level", "variant", "version", "grade"]},
     {"name": "body_class", "type": "string", "synonyms": "body_class",
      "aliases": ["car_type", "body_style", "body style", "body type", "bodytype", "body", "carrosserie"]},
     {"name": "vehicle_type", "type": "string", "synonyms": "vehicle_type",
      "constraints": {"enum": ["car", "motorcycle", "truck", "van", "bus", "other"]},
      "aliases": ["type", "vehicle type", "category", "vehicle category"]},
-    {"name": "color", "type": "string", "aliases": ["colour", "exterior color", "exterior colour", "paint", "farbe", "ext color", "ext colour"]},
+    {"name": "color", "type": "string", "aliases": ["colour", "exterior color", "exterior colour", "paint", "farbe", "ext color", "ext colour", "couleur", "kleur"]},
     {"name": "fuel_type", "type": "string", "synonyms": "fuel",
      "constraints": {"enum": ["gasoline", "diesel", "electric", "hybrid", "plug_in_hybrid", "lpg", "cng", "hydrogen", "ethanol", "flex_fuel", "methanol", "other"]},
-     "aliases": ["fuel", "fuel type", "fueltype", "energy", "kraftstoff", "propulsion", "primary fuel", "fuel type primary", "primary fuel type"]},
+     "aliases": ["fuel", "fuel type", "fueltype", "energy", "kraftstoff", "propulsion", "primary fuel", "fuel type primary", "primary fuel type", "carburant", "brandstof", "combustible"]},
     {"name": "transmission", "type": "string", "synonyms": "transmission",
      "constraints": {"enum": ["automatic", "manual", "cvt", "dual_clutch", "automated_manual"]},
-     "aliases": ["gearbox", "transmission type", "getriebe"]},
+     "aliases": ["gearbox", "transmission type", "getriebe", "boîte de vitesses", "versnellingsbak"]},
     {"name": "drive_type", "type": "string", "synonyms": "drive_type",
      "constraints": {"enum": ["fwd", "rwd", "awd", "4wd", "2wd"]},
      "aliases": ["drive", "drivetrain", "drive train", "driveline", "traction"]},
     {"name": "doors", "type": "integer", "constraints": {"minimum": 0, "maximum": 9},
-     "aliases": ["number of doors", "no of doors", "door count", "doors count"]},
+     "aliases": ["number of doors", "no of doors", "door count", "doors count", "türen", "anzahl türen", "portes", "deuren", "puertas"]},
     {"name": "power_kw", "type": "number", "unit": "kW", "constraints": {"minimum": 0, "maximum": 2000},
      "aliases": ["power", "powerkw", "power kw", "engine power", "leistung", "kw"]},
     {"name": "odometer_km", "type": "integer", "unit": "km", "constraints": {"minimum": 0, "maximum": 5000000},
      "aliases": ["kilometrage", "odometer", "odometer km", "mileage", "mileage km", "km", "kilometers", "kilometres", "kilometerstand", "distance", "odometer reading", "current odometer", "current mileage", "odo", "kms"]},
     {"name": "license_plate", "type": "string", "format": "uppercase",
-     "aliases": ["plate", "licenseplate", "license plate", "licence plate", "reg plate", "registration", "registration number", "reg no", "registration plate", "number plate", "kennzeichen", "plate number", "plate no", "license number", "licence number", "license no", "licence no", "registration no", "license plate number", "licence plate number", "tag", "tag number", "tag no", "license tag", "lic plate", "lic plate no", "reg"]},
+     "aliases": ["plate", "licenseplate", "license plate", "licence plate", "reg plate", "registration", "registration number", "reg no", "registration plate", "number plate", "kennzeichen", "plate number", "plate no", "license number", "licence number", "license no", "licence no", "registration no", "license plate number", "licence plate number", "tag", "tag number", "tag no", "license tag", "lic plate", "lic plate no", "reg", "immatriculation", "kenteken", "matrícula", "amtliches kennzeichen"]},
     {"name": "status", "type": "string", "synonyms": "status",
      "constraints": {"enum": ["active", "maintenance", "inactive", "retired"]},
      "aliases": ["vehicle status", "fleet status"]},
@@ -274,8 +274,8 @@ enum EmbeddedSchemas {
      "aliases": ["price eur", "list price", "sale price", "asking price", "preis", "purchase price"]},
     {"name": "accident_free", "type": "boolean",
      "aliases": ["accidentfree", "accident free", "no accidents", "unfallfrei"]},
-    {"name": "latitude", "type": "number", "format": "latitude", "aliases": ["lat", "gps lat", "gps latitude"]},
-    {"name": "longitude", "type": "number", "format": "longitude", "aliases": ["long", "lon", "lng", "gps lon", "gps lng", "gps longitude"]},
+    {"name": "latitude", "type": "number", "format": "latitude", "aliases": ["lat", "gps lat", "gps latitude", "breitengrad", "breedtegraad"]},
+    {"name": "longitude", "type": "number", "format": "longitude", "aliases": ["long", "lon", "lng", "gps lon", "gps lng", "gps longitude", "längengrad", "lengtegraad"]},
     {"name": "address", "type": "string", "aliases": ["location", "location address", "depot", "street address", "adresse"]},
     {"name": "tank_capacity_l", "type": "number", "unit": "l", "constraints": {"minimum": 0, "maximum": 2000},
      "aliases": ["tank capacity", "tankcapacity", "fuel tank", "tank size", "tank"]},

@@ -27,14 +27,17 @@ public struct Schema: Sendable, Hashable, Codable {
     }
 
     /// Folds a header or key for matching: lower-case, units in brackets dropped
-    /// (`Odometer (km)` → `odometer`), everything but letters and digits dropped.
+    /// (`Odometer (km)` → `odometer`), accents set aside (`Kilométrage` → `kilometrage`), everything
+    /// but letters and digits dropped.
     public static func fold(_ s: String) -> String {
         // ASCII (almost every header and enum value): the same result from a byte loop; the
         // Unicode property lookups below cost ~1 µs per character.
         if let folded = s.utf8.withContiguousStorageIfAvailable(foldASCII), let folded { return folded }
         var out = ""
         var depth = 0
-        for ch in s.unicodeScalars {
+        // Accents are set aside (`Kilométrage` is `kilometrage`, `Türen` is `turen`): decomposed,
+        // then the combining marks dropped. Both sides of every lookup are folded alike.
+        for ch in s.decomposedStringWithCanonicalMapping.unicodeScalars where ch.properties.generalCategory != .nonspacingMark {
             switch ch {
             case "(", "[": depth += 1
             case ")", "]": depth = max(0, depth - 1)
