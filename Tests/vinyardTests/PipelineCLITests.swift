@@ -789,3 +789,19 @@ let allSamples = [
             + "1HGCV1F52MA000123,Honda,Accord,2021,800,diesel,4,automatic,retired,false,48.85,2.35\n", "\(out.stdout)")
     }
 }
+
+/// A file whose first line is one huge value (no newline, no known header) is refused with a
+/// short message: the key was echoed whole (200 MB of standard error for a 200 MB line).
+@Suite struct LongHeaderMessageTests {
+    @Test func undetectableHeaderIsQuotedByItsStart() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("one-line.csv")
+        try String(repeating: "A", count: 2_000_000).write(to: file, atomically: true, encoding: .utf8)
+        let r = try runVinyard(["validate", file.path])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("cannot tell the source from its keys (AAAAAAAAAA"), "\(r.stderr.prefix(300))")
+        #expect(r.stderr.contains("(2000000 bytes)"), "\(r.stderr.prefix(300))")
+        #expect(r.stderr.utf8.count < 2_000, "\(r.stderr.utf8.count) bytes")
+    }
+}

@@ -128,7 +128,9 @@ public struct SourceDetector: Sendable {
         guard let best = scores.first, best.score > 0,
             let bestMapping = candidates.first(where: { $0.mapping.name == best.mapping })?.mapping
         else {
-            let shown = keys.prefix(12).joined(separator: ", ") + (keys.count > 12 ? ", ..." : "")
+            // Each key cut to 40 characters: a 200 MB first line without a newline was echoed whole.
+            let shown = keys.prefix(12).map { $0.count > 40 ? "\($0.prefix(40))… (\($0.utf8.count) bytes)" : $0 }
+                .joined(separator: ", ") + (keys.count > 12 ? ", ..." : "")
             throw VinyardError(
                 .usage,
                 "\(inputName): cannot tell the source from its keys (\(shown.isEmpty ? "none" : shown)); expected \(expectations()); name one with --source NAME"
