@@ -128,11 +128,7 @@ public final class JSONReader: RecordReader {
     /// Keys that name a record array wherever they stand in a wrapping object, whatever its other
     /// members are (`{"total": 9, "page": {…}, "vehicles": [...]}`): the sources' wrapper keys
     /// and the usual API envelopes.
-    static let knownWrapperKeys: Set<String> = [
-        "vehicles", "records", "fleet", "locations", "places", "data", "items", "results", "rows",
-        // OData (`{"@odata.context": …, "value": […]}`), message envelopes, Spring pages, fleet systems.
-        "value", "payload", "content", "entries", "assets",
-    ]
+    static let knownWrapperKeys: Set<String> = ["vehicles", "records", "fleet", "locations", "places", "data", "items", "results", "rows"]
 
     /// The key of the record array in an object's members, or nil: the first member when it is
     /// an array of objects (not empty, unless its key is a known wrapper key) and the other
