@@ -163,3 +163,42 @@ import VinyardKit
         #expect(rows.stdout == "vin,odometer_km\n1FTFW1E57KFA14352,2000\n")
     }
 }
+
+/// Under `first` and `merge` a row's findings come from several records; a re-run that finds the
+/// row unchanged from another input keeps them (b71551b moved them for every policy: a merged
+/// record's warning and a dropped record's key.conflict were deleted for good).
+@Suite struct MovedRowFindingsTests {
+    private func findings(_ db: String) throws -> String {
+        try runVinyard(["export", "--db", db, "--table", "findings", "--columns", "code,input,line", "--sort", "line"]).stdout
+    }
+
+    @Test func mergedRowKeepsItsRecordsWarnings() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let x = dir.appendingPathComponent("x.csv"), z = dir.appendingPathComponent("z.csv")
+        // Windows-1252 'é' in both rows of x: each gets a row.encoding warning.
+        try Data("vin,model,color\n1FTFW1E57KFA14352,Caf\u{E9},\n1FTFW1E57KFA14352,Caf\u{E9},Red\n".unicodeScalars.map { UInt8($0.value) })
+            .write(to: x)
+        try Data("vin,model,color\n1FTFW1E57KFA14352,Café,Red\n".utf8).write(to: z)
+        let db = dir.appendingPathComponent("v.db").path
+        for file in [x, z, x] {
+            #expect(try runVinyard(["import", file.path, "--db", db, "--on-duplicate", "merge", "--quiet"]).status == 0)
+        }
+        let after = try findings(db)
+        #expect(after.contains("row.encoding,\(x.path),2"), "\(after)")
+        #expect(after.contains("row.encoding,\(x.path),3"), "\(after)")
+    }
+
+    @Test func droppedRecordsConflictStays() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let f = dir.appendingPathComponent("f.csv"), g = dir.appendingPathComponent("g.csv")
+        try Data("vin,color\n1FTFW1E57KFA14352,Red\n1FTFW1E57KFA14352,Blue\n".utf8).write(to: f)
+        try Data("vin,color\n1FTFW1E57KFA14352,Red\n".utf8).write(to: g)
+        let db = dir.appendingPathComponent("v.db").path
+        for file in [f, g] {
+            #expect(try runVinyard(["import", file.path, "--db", db, "--on-duplicate", "first", "--quiet"]).status == 0)
+        }
+        #expect(try findings(db).contains("key.conflict,\(f.path),3"))
+    }
+}

@@ -345,11 +345,15 @@ public final class ImportSession {
                 try move.bind(found.rowID, at: 3)
                 try move.step()
                 move.reset()
-                // Its warnings move with it: a later duplicate that replaces it takes the row's
-                // findings into `duplicates`, which named the later line (and this record's own
-                // warnings were then kept nowhere).
-                try clearFindings(table: table, key: key)
-                try addFindings(record.findings, table: table, key: key, provenance: provenance)
+                // Under `last` the row is this record's alone, and its warnings move with it: a
+                // later duplicate that replaces it takes the row's findings into `duplicates`,
+                // which named the later line (and this record's own warnings were then kept
+                // nowhere). Under `first` and `merge` the row's findings come from several
+                // records (merged records' warnings, dropped ones' conflicts) and stay.
+                if policy == .last {
+                    try clearFindings(table: table, key: key)
+                    try addFindings(record.findings, table: table, key: key, provenance: provenance)
+                }
             }
             try writer.markSeen(found.rowID, prevHash: found.hash, changed: false)
             return WriteResult(outcome: .unchanged)
