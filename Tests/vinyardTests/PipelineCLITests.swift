@@ -805,3 +805,21 @@ let allSamples = [
         #expect(r.stderr.utf8.count < 2_000, "\(r.stderr.utf8.count) bytes")
     }
 }
+
+/// Every input of a run with an unnamed column that holds values is told so, not only the first
+/// (the mapping workers, which live for the run, noted a column once).
+@Suite struct UnnamedColumnEveryInputTests {
+    @Test func eachInputIsWarned() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let files = (1...3).map { dir.appendingPathComponent("un\($0).csv") }
+        for file in files { try "VIN,,Make\n1FTFW1E57KFA14352,mid,Ford\n".write(to: file, atomically: true, encoding: .utf8) }
+        let r = try runVinyard(["validate"] + files.map(\.path) + ["--report", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let inputs = try ParsedReport(r).inputs
+        #expect(inputs.count == 3)
+        for input in inputs {
+            #expect((input["warnings"] as? [String] ?? []).count == 1, "\(input)")
+        }
+    }
+}

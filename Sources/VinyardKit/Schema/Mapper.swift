@@ -554,6 +554,9 @@ public final class Mapper {
     /// loaded, and an empty name cannot be reported from the header alone (a spreadsheet's
     /// trailing delimiters also leave empty names, over empty columns).
     func takeUnnamedColumns() -> [(column: Int, provenance: Provenance)] {
+        // Noted again after each take: the next input may have the same header (the pipeline
+        // names a column once per input).
+        notedUnnamed.removeAll(keepingCapacity: true)
         defer { pendingUnnamed.removeAll() }
         return pendingUnnamed
     }
