@@ -220,8 +220,8 @@ enum EmbeddedSchemas {
   "status": {
     "active": ["active", "in service", "in use", "available", "operational", "aktiv", "on road", "enabled"],
     "maintenance": ["maintenance", "in maintenance", "service", "in service shop", "repair", "in repair", "workshop", "werkstatt", "in werkstatt", "under maintenance", "in reparatur", "en réparation", "en maintenance"],
-    "inactive": ["inactive", "out of service", "parked", "disabled", "suspended", "idle", "stored", "inaktiv", "abgemeldet", "stilgelegd"],
-    "retired": ["retired", "decommissioned", "sold", "scrapped", "disposed", "written off", "deregistered", "stillgelegt", "archived", "verkauft", "verschrottet", "vendu", "verkocht"]
+    "inactive": ["inactive", "out of service", "parked", "disabled", "suspended", "idle", "stored", "inaktiv"],
+    "retired": ["retired", "decommissioned", "sold", "scrapped", "disposed", "written off", "deregistered", "stillgelegt", "archived", "verkauft", "verschrottet", "vendu", "verkocht", "abgemeldet", "stilgelegd"]
   }
 }
 
