@@ -289,9 +289,14 @@ public enum VINEngine {
         // and position 10 are no mistakes to fix (`UNKNOWN` got vin.length and vin.characters as
         // well, `12345678901234567` vin.check_digit and vin.model_year), and a row that holds one
         // has one defect, counted once per code.
+        // Nor is anything decoded from it (`11111111111111111` read as a North American 2001
+        // model with check digit 1).
         if let placeholder = findings.first(where: { $0.code == .vinPlaceholder }) {
             findings = [placeholder]
-            analysis.suggestion = nil
+            analysis = VINAnalysis(
+                normalized: normalized, valid: false, findings: [], expectedCheckDigit: nil, suggestion: nil,
+                region: nil, country: nil, manufacturer: nil, make: nil, wmi: nil, modelYears: [], modelYear: nil,
+                plant: nil, serial: nil)
         }
         findings.sort { $0.severity > $1.severity }
         analysis.findings = findings

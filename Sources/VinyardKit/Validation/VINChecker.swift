@@ -140,6 +140,9 @@ public struct VINChecker {
         let bytes = Array(a.normalized.utf8)
         return VINCheck(
             valid: a.valid, findings: a.findings, make: a.make, manufacturer: a.manufacturer, country: a.country,
-            modelYear: a.modelYear, yearCode: bytes.count == 17 ? bytes[9] : 0, currentYear: currentYear)
+            modelYear: a.modelYear,
+            // A placeholder has no model years (nothing is decoded from it).
+            yearCode: bytes.count == 17 && !a.findings.contains(where: { $0.code == .vinPlaceholder }) ? bytes[9] : 0,
+            currentYear: currentYear)
     }
 }

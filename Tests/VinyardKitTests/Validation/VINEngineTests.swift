@@ -143,6 +143,9 @@ import Testing
         // vin.model_year for what is not a VIN at all.
         #expect(a.findings.map(\.code) == [.vinPlaceholder])
         #expect(a.findings.first?.severity == .error)
+        // Nothing is decoded from what is not a VIN.
+        #expect(a.region == nil && a.country == nil && a.manufacturer == nil && a.modelYears.isEmpty && a.modelYear == nil)
+        #expect(a.expectedCheckDigit == nil && a.plant == nil && a.serial == nil)
         #expect(!a.valid)
         #expect(a.suggestion == nil)
     }
