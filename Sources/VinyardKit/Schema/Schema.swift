@@ -179,7 +179,16 @@ public enum FieldValue: Sendable, Hashable {
     /// round-tripping digits, never an exponent (`0.00001`, not `1e-05`; `10000000000000000`, not
     /// `1e+16`), so spreadsheets and CSV readers see the number as it is.
     public static func decimalText(_ d: Double) -> String {
-        let text = format(d)
+        if d == d.rounded(.towardZero), abs(d) < 1e15 { return String(Int64(d)) }
+        let text = d.description
+        // Most values have no exponent: one pass over the (small) string's bytes, no Character
+        // walk (every real cell of an export comes through here: a Character scan and string
+        // interpolation cost the sorted export ~30% more instructions).
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+            // A whole number from 1e15 up to 2^53 is written `1000000000000000.0`.
+            let b = text.utf8
+            return b.last == UInt8(ascii: "0") && b.dropLast().last == UInt8(ascii: ".") ? String(text.dropLast(2)) : text
+        }
         guard let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }),
             let exponent = Int(text[text.index(after: e)...])
         else {
