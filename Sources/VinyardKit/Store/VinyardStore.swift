@@ -371,18 +371,9 @@ public final class VinyardStore {
     /// ``ImportSession``). Under a write lock, and only when it is missing: concurrent writers
     /// opening an old file add it once.
     private func addColumnIfMissing(table: String, column: String, type: String) throws(StoreError) {
-        let missing = "SELECT count(*) = 0 FROM pragma_table_info('\(table)') WHERE name = '\(column)'"
-        guard try connection.scalarInt(missing) == 1 else { return }
-        try connection.begin(.immediate)
-        do {
-            if try connection.scalarInt(missing) == 1 {
-                try connection.execute("ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
-            }
-            try connection.commit()
-        } catch {
-            try? connection.rollback()
-            throw error
-        }
+        try migrate(
+            when: "SELECT count(*) = 0 FROM pragma_table_info('\(table)') WHERE name = '\(column)'",
+            "ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
     }
 
     /// A database written before `findings` and `duplicates` were indexed by place gets the index
@@ -391,14 +382,19 @@ public final class VinyardStore {
     /// of the key, so a file whose rows all share one key (one vehicle's history) took quadratic
     /// time (10,000 rows: 60 s under `last`, 142 s under `merge`).
     private func indexByPlace(table: String, replacing old: String) throws(StoreError) {
-        let missing = "SELECT count(*) = 0 FROM sqlite_master WHERE type = 'index' AND name = '\(table)_place'"
+        try migrate(
+            when: "SELECT count(*) = 0 FROM sqlite_master WHERE type = 'index' AND name = '\(table)_place'",
+            "CREATE INDEX \(table)_place ON \(table)(table_name, key, input, line); DROP INDEX IF EXISTS \(old)")
+    }
+
+    /// Runs `sql` when `missing` (a query giving 1 or 0) says the database needs it: checked
+    /// first without a lock, then again under a write lock, so concurrent writers opening an old
+    /// file change it once.
+    private func migrate(when missing: String, _ sql: String) throws(StoreError) {
         guard try connection.scalarInt(missing) == 1 else { return }
         try connection.begin(.immediate)
         do {
-            if try connection.scalarInt(missing) == 1 {
-                try connection.execute(
-                    "CREATE INDEX \(table)_place ON \(table)(table_name, key, input, line); DROP INDEX IF EXISTS \(old)")
-            }
+            if try connection.scalarInt(missing) == 1 { try connection.execute(sql) }
             try connection.commit()
         } catch {
             try? connection.rollback()
