@@ -219,8 +219,16 @@ public enum VINEngine {
             findings.append(Finding(code, severity, field: "vin", message: message, suggestion: suggestion))
         }
 
+        // A placeholder is not a VIN: its one finding says so, and nothing is checked or decoded
+        // further. Its length, characters, check digit and position 10 are no mistakes to fix
+        // (`UNKNOWN` got vin.length and vin.characters as well, `12345678901234567`
+        // vin.check_digit and vin.model_year), a row that holds one has one defect, counted once
+        // per code, and `11111111111111111` read as a North American 2001 model with check digit 1.
         if let reason = placeholderReason(bytes) {
             add(.vinPlaceholder, .error, "\(quoted(normalized)) is a placeholder (\(reason)), not a VIN; enter the real VIN from the vehicle or its papers")
+            analysis.findings = findings
+            analysis.valid = false
+            return analysis
         }
         let length = normalized.count
         if length != 17 {
@@ -279,25 +287,12 @@ public enum VINEngine {
                     add(.vinModelYear, .warning, "position 10 is \(c), not a model-year code (optional outside North America and China); model year not decoded")
                 }
             }
-            if illegal.isEmpty && analysis.wmi == nil && !findings.contains(where: { $0.code == .vinPlaceholder }) {
+            if illegal.isEmpty && analysis.wmi == nil {
                 let wmi = String(decoding: bytes[0..<3], as: UTF8.self)
                 add(.vinWMIUnknown, .warning, "manufacturer code \(wmi) is not in the offline WMI table; check the first three characters")
             }
         }
 
-        // A placeholder is not a VIN: its one finding says so. Its length, characters, check digit
-        // and position 10 are no mistakes to fix (`UNKNOWN` got vin.length and vin.characters as
-        // well, `12345678901234567` vin.check_digit and vin.model_year), and a row that holds one
-        // has one defect, counted once per code.
-        // Nor is anything decoded from it (`11111111111111111` read as a North American 2001
-        // model with check digit 1).
-        if let placeholder = findings.first(where: { $0.code == .vinPlaceholder }) {
-            findings = [placeholder]
-            analysis = VINAnalysis(
-                normalized: normalized, valid: false, findings: [], expectedCheckDigit: nil, suggestion: nil,
-                region: nil, country: nil, manufacturer: nil, make: nil, wmi: nil, modelYears: [], modelYear: nil,
-                plant: nil, serial: nil)
-        }
         findings.sort { $0.severity > $1.severity }
         analysis.findings = findings
         analysis.valid = !findings.contains { $0.severity == .error }
