@@ -172,28 +172,23 @@ public enum FieldValue: Sendable, Hashable {
     /// Shortest round-tripping decimal text for a double, without a trailing `.0` for whole numbers.
     public static func format(_ d: Double) -> String {
         if d == d.rounded(.towardZero), abs(d) < 1e15 { return String(Int64(d)) }
-        return "\(d)"
+        return d.description
     }
 
     /// ``format(_:)`` in positional notation, as exports write numbers: the same shortest
     /// round-tripping digits, never an exponent (`0.00001`, not `1e-05`; `10000000000000000`, not
     /// `1e+16`), so spreadsheets and CSV readers see the number as it is.
     public static func decimalText(_ d: Double) -> String {
-        if d == d.rounded(.towardZero), abs(d) < 1e15 { return String(Int64(d)) }
-        let text = d.description
-        // Most values have no exponent: one pass over the (small) string's bytes, no Character
-        // walk (every real cell of an export comes through here: a Character scan and string
-        // interpolation cost the sorted export ~30% more instructions).
-        if !text.utf8.contains(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
-            // A whole number from 1e15 up to 2^53 is written `1000000000000000.0`.
-            let b = text.utf8
-            return b.last == UInt8(ascii: "0") && b.dropLast().last == UInt8(ascii: ".") ? String(text.dropLast(2)) : text
-        }
-        guard let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }),
-            let exponent = Int(text[text.index(after: e)...])
+        let text = format(d)
+        // The exponent looked for in the (small) string's bytes, not by Character (every real
+        // cell of an export comes through here: a Character scan and string interpolation cost
+        // the sorted export ~30% more instructions).
+        let bytes = text.utf8
+        guard let e = bytes.firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
+            let exponent = Int(text[bytes.index(after: e)...])
         else {
             // A whole number from 1e15 up to 2^53 is written `1000000000000000.0`.
-            return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
+            return bytes.last == UInt8(ascii: "0") && bytes.dropLast().last == UInt8(ascii: ".") ? String(text.dropLast(2)) : text
         }
         var mantissa = text[..<e]
         let negative = mantissa.first == "-"
