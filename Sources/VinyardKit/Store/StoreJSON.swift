@@ -104,7 +104,7 @@ enum StoreJSON {
     /// within-run duplicate writes two of these, ~700 bytes each): through `[UInt8]` appends it
     /// cost ~27k instructions a call, a fifth of an update (callgrind), against ~21k here (most
     /// of the rest is the escaping scan and the string's UTF-8 validation).
-    /// ``valuesByAppending(_:names:)`` is the plain writer it must agree with (tests).
+    /// StoreJSONTests checks it against a plain appending writer.
     static func values(_ values: [FieldValue?], names: [String]) -> String {
         // Reals and integers as text first (small strings, no allocation); a bound on the size:
         // every byte of a name or text escaped as `\u00XX` at worst.
@@ -148,19 +148,6 @@ enum StoreJSON {
             w.appendByte(UInt8(ascii: "}"))
             return w.count
         }
-    }
-
-    /// ``values(_:names:)`` through `[UInt8]` appends (the reference the fast writer is tested against).
-    static func valuesByAppending(_ values: [FieldValue?], names: [String]) -> String {
-        var out: [UInt8] = [UInt8(ascii: "{")]
-        for (i, name) in names.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            appendString(name, to: &out)
-            out.append(UInt8(ascii: ":"))
-            appendFieldValue(i < values.count ? values[i] : nil, to: &out)
-        }
-        out.append(UInt8(ascii: "}"))
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// `[{"code":…, "severity":…, "field":…, "message":…, "suggestion":…, "input":…, "line":…}, …]`,
