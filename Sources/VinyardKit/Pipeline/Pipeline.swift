@@ -217,14 +217,16 @@ public final class Pipeline {
                                     ["'\(name)' (first at line \(provenance.line))"], one: "key", many: "keys", source: source,
                                     fix: "rename the key to a field name or map it in the source mapping"))
                     }
-                }
-                // (A JSON key "" is named with the other keys above.)
-                for (column, provenance) in batch.unnamedColumns
-                where reader.csvHeader != nil && unnamedColumns.count < unmappedLimit && unnamedColumns.insert(column).inserted {
-                    input.warnings.append(
-                        Self.unmappedWarning(
-                            ["'' (column \(column), no name; a value at line \(provenance.line))"], one: "column", many: "columns",
-                            source: batch.mappingName ?? "", fix: "give the column a header: a field name or one of its aliases"))
+                } else {
+                    // (A JSON key "" is named with the other keys above.)
+                    for (column, provenance) in batch.unnamedColumns
+                    where unnamedColumns.count < unmappedLimit && unnamedColumns.insert(column).inserted {
+                        input.warnings.append(
+                            Self.unmappedWarning(
+                                ["'' (column \(column), no name; a value at line \(provenance.line))"], one: "column",
+                                many: "columns", source: batch.mappingName ?? "",
+                                fix: "give the column a header: a field name or one of its aliases"))
+                    }
                 }
                 try consume(batch, sink: sink, input: &input, report: &report)
             } catch {
