@@ -316,8 +316,11 @@ final class FieldTyper {
         if unit.last == "." { unit = unit.dropLast() }
         let letters = unit.reversed().prefix { $0.isASCII && $0.isLetter }.count
         guard letters > 0, letters < unit.count else { return nil }
-        let number = unit.dropLast(letters)
-        guard number.last.map({ $0.isNumber || $0 == " " }) == true else { return nil }
+        var number = unit.dropLast(letters)
+        // A no-break or thin space before the unit (`12 345 km` with U+00A0 or U+202F, as French
+        // Excel writes it) separates like a space.
+        guard number.last.map({ $0.isNumber || $0.isWhitespace }) == true else { return nil }
+        while number.last?.isWhitespace == true { number = number.dropLast() }
         return (ValueParser.trimmed(String(number)), String(unit.suffix(letters)))
     }
 

@@ -178,6 +178,12 @@ import Testing
         let own = m.map(csvRecord(["VIN", "Mileage (mi)"], ["1HGCV1F52MA000123", "12000 KM"]))
         #expect(own.findings.isEmpty)
         #expect(own.value("odometer_km", in: m) == .integer(12000))
+        // French Excel groups thousands and sets the unit off with no-break spaces (U+00A0, U+202F).
+        for space in ["\u{00A0}", "\u{202F}", "\u{2009}"] {
+            let french = m.map(csvRecord(["VIN", "Kilométrage"], ["1HGCV1F52MA000123", "12\(space)345\(space)km"]))
+            #expect(french.findings.isEmpty, "\(french.findings.map(\.message))")
+            #expect(french.value("odometer_km", in: m) == .integer(12345))
+        }
     }
 
     @Test func convertedNumbersAreRounded() throws {
