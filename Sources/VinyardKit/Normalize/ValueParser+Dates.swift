@@ -84,7 +84,11 @@ public struct DatePattern: Sendable, Hashable {
 }
 
 extension ValueParser {
-    private static let isoPatterns = ["yyyy-MM-dd", "yyyy/MM/dd", "yyyy.MM.dd", "dd.MM.yyyy", "d.M.yyyy"].compactMap(
+    private static let isoPatterns = [
+        "yyyy-MM-dd", "yyyy/MM/dd", "yyyy.MM.dd", "dd.MM.yyyy", "d.M.yyyy",
+        // ISO 8601's basic format (`20190315`, as SAP and many ERP exports write dates).
+        "yyyyMMdd",
+    ].compactMap(
         DatePattern.init)
     private static let yearMonthPatterns = ["yyyy-MM", "yyyy/MM", "MM/yyyy", "M/yyyy", "MM.yyyy", "MM-yyyy"].compactMap(
         DatePattern.init)
@@ -121,8 +125,8 @@ extension ValueParser {
         }
     }
 
-    /// A calendar date as ISO `yyyy-MM-dd`: ISO (`2019-03-01`, `2019/03/01`), German
-    /// (`01.03.2019`), the source's `pattern` when given, or a valid ISO 8601 date-time
+    /// A calendar date as ISO `yyyy-MM-dd`: ISO (`2019-03-01`, `2019/03/01`, basic `20190301`),
+    /// German (`01.03.2019`), the source's `pattern` when given, or a valid ISO 8601 date-time
     /// (`2019-03-01T10:00:00Z`, `2019-03-01 10:00:00`, with or without an offset), whose date part
     /// is kept as written: the time and offset are dropped, never converted to another zone. Other
     /// date-time shapes (`3/1/2019 10:00`) are not guessed. Nil otherwise.
