@@ -154,15 +154,14 @@ public final class JSONReader: RecordReader {
         let hasVIN = members.contains(where: { Schema.fold($0.name) == "vin" })
         let known = hasVIN ? [] : members.filter { knownWrapperKeys.contains($0.name.lowercased()) && isObjectArray($0.value) }
         if known.count == 1 { return known[0].name }
+        // An empty known list beside the records says nothing (`{"vehicles": [{…}], "data": []}`).
+        let filled = known.filter { $0.value != .array([]) }
+        if known.count > 1, filled.count == 1 { return filled[0].name }
         // Under a known wrapper key an array that holds objects is the record array even when some
         // of its elements are not objects (`{"vehicles": [null, {…}]}`): those become `row.malformed`
         // rejects, as in a bare array, instead of the whole envelope being read as one record that
         // names no source (exit 64). Not in an object with a VIN: that is a vehicle with a list.
         guard known.isEmpty, !hasVIN else { return nil }
-        func holdsObjects(_ v: RawValue) -> Bool {
-            guard case .array(let elements) = v else { return false }
-            return elements.contains { if case .object = $0 { true } else { false } }
-        }
         let mixed = members.filter { knownWrapperKeys.contains($0.name.lowercased()) && holdsObjects($0.value) }
         return mixed.count == 1 ? mixed[0].name : nil
     }
@@ -174,7 +173,8 @@ public final class JSONReader: RecordReader {
     /// wrapper key.
     private func wrapperKeyAt(skippingWhitespaceFrom from: Int, inArray: Bool) throws -> String? {
         let eof = buffer.eof
-        return buffer.withBytes { whole -> String? in
+        var several: [String] = []
+        let key = buffer.withBytes { whole -> String? in
             let p = UnsafeBufferPointer(rebasing: whole[0..<buffer.end])
             func skipSpace(_ k: inout Int) {
                 while k < p.count, p[k] == 0x20 || p[k] == 0x0A || p[k] == 0x0D || p[k] == 0x09 { k += 1 }
@@ -186,7 +186,11 @@ public final class JSONReader: RecordReader {
             var full = JSONParser(encoding: encoding)
             let outcome = full.parse(p, from: i, final: eof)
             if case .value(let v, let end) = outcome {
-                guard case .object(let members) = v, let key = Self.recordArrayKey(members) else { return nil }
+                guard case .object(let members) = v else { return nil }
+                guard let key = Self.recordArrayKey(members) else {
+                    several = Self.knownRecordArrays(members)
+                    return nil
+                }
                 if inArray {
                     var j = end
                     skipSpace(&j)
@@ -233,6 +237,31 @@ public final class JSONReader: RecordReader {
                 memberIndex += 1
             }
         }
+        if several.count > 1 { throw severalRecordArrays(several, at: from) }
+        return key
+    }
+
+    /// The members of a wrapping object that are record arrays under a known wrapper key
+    /// (`{"vehicles": [...], "locations": [...]}`); none in an object with a VIN (a vehicle's lists).
+    static func knownRecordArrays(_ members: [RawField]) -> [String] {
+        guard !members.contains(where: { Schema.fold($0.name) == "vin" }) else { return [] }
+        return members.filter { knownWrapperKeys.contains($0.name.lowercased()) && holdsObjects($0.value) }.map(\.name)
+    }
+
+    static func holdsObjects(_ v: RawValue) -> Bool {
+        guard case .array(let elements) = v else { return false }
+        return elements.contains { if case .object = $0 { true } else { false } }
+    }
+
+    /// One input holds one record array: the records of a second one were read as one record that
+    /// names no source, or (in a large file) skipped without a word.
+    private func severalRecordArrays(_ keys: [String], at offset: Int) -> VinyardError {
+        let quoted = keys.map { "\"\($0)\"" }
+        let second = keys[1]
+        return error(
+            "\(quoted.dropLast().joined(separator: ", ")) and \(quoted.last!) are \(keys.count) record arrays in one input; "
+                + "Vinyard reads one record array per input: split the file, e.g. jq '.\(second)' FILE > \(second).json",
+            at: offset)
     }
 
     /// For an object at `object` that does not parse: true when its first member's array (at
@@ -324,10 +353,17 @@ public final class JSONReader: RecordReader {
                 guard c == UInt8(ascii: ",") else { throw error("expected ',' or '}' after the record array, found \(JSONParser.describe(c))", at: buffer.start) }
                 advance(to: buffer.start + 1)
                 guard try peek() == UInt8(ascii: "\"") else { throw error("expected a string key", at: buffer.start) }
-                _ = try parseValue(maxDepth: 1)
+                let (key, _, _) = try parseValue(maxDepth: 1)
                 guard try peek() == UInt8(ascii: ":") else { throw error("expected ':' after an object key", at: buffer.start) }
                 advance(to: buffer.start + 1)
-                _ = try parseValue(maxDepth: valueDepth)
+                // A second record array after the one read (`{"vehicles": [...], "locations": [...]}`,
+                // too large to be looked at whole): its records would be dropped without a word.
+                var second: VinyardError?
+                if case .string(let name) = key, Self.knownWrapperKeys.contains(name.lowercased()), try peek() == UInt8(ascii: "[") {
+                    second = severalRecordArrays([wrapperKey ?? "", name], at: buffer.start)
+                }
+                let (value, _, _) = try parseValue(maxDepth: valueDepth)
+                if let second, Self.holdsObjects(value) { throw second }
             }
         }
         if insideArrayWrapper {

@@ -108,6 +108,36 @@ import Testing
         #expect(all.first?.record?["id"] == .number("3"))
     }
 
+    /// Two record arrays in one input (`{"vehicles": [...], "locations": [...]}`) are refused with
+    /// both names and a way to split the file: the second array was read as one record naming no
+    /// source, or, in a file too large to look at whole, skipped without a word.
+    @Test(arguments: [1, 7, 1 << 20])
+    func twoRecordArraysAreRefused(chunk: Int) throws {
+        let big = String(repeating: "{\"id\": 1, \"notes\": \"\(String(repeating: "x", count: 100))\"},", count: 20_000)
+        let texts = [
+            "{\"vehicles\": [{\"id\": 1}], \"locations\": [{\"lat\": 1, \"long\": 2}]}",
+            "[{\"vehicles\": [{\"id\": 1}], \"locations\": [{\"lat\": 1, \"long\": 2}]}]",
+            "{\"count\": 1, \"vehicles\": [\(big){\"id\": 2}],\n \"locations\": [{\"lat\": 1, \"long\": 2}]}",
+        ]
+        for text in texts {
+            do {
+                _ = try items(text, chunk: chunk)
+                Issue.record("read without an error: \(text.prefix(60))")
+            } catch let error as VinyardError {
+                #expect(error.code == .malformedInput)
+                #expect("\(error)".contains("\"vehicles\" and \"locations\" are 2 record arrays"), "\(error)")
+                #expect("\(error)".contains("jq '.locations'"), "\(error)")
+            }
+        }
+        // An empty known list beside the records, or lists of a vehicle's own, are no second array.
+        let (reader, all) = try items("{\"vehicles\": [{\"id\": 1}], \"count\": 1, \"data\": []}", chunk: chunk)
+        #expect(reader.wrapperKey == "vehicles")
+        #expect(all.compactMap(\.record).map { $0["id"] } == [.number("1")])
+        let (vehicle, one) = try items("{\"vin\": \"X\", \"items\": [{\"a\": 1}], \"records\": [{\"b\": 2}]}", chunk: chunk)
+        #expect(vehicle.wrapperKey == nil)
+        #expect(one.count == 1)
+    }
+
     /// An API's pages saved as one array (`[{"vehicles": [...]}, {"vehicles": [...]}]`): every
     /// page's records, in order, with element indices running on (it was exit 64: the outer
     /// objects were taken as records with no known keys).
