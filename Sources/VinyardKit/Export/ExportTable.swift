@@ -129,13 +129,52 @@ public struct ExportTable: Sendable, Hashable {
             if let c = columns.first(where: { $0.aliases.contains { Schema.fold($0) == folded } }) { return c }
         }
         if schema != nil, name.lowercased() == "key", let c = columns.first(where: { $0.name == "_key" }) { return c }
-        throw VinyardError(.usage, "\(option): unknown field '\(name)' in \(self.name); valid fields: \(validNames)")
+        let guess = closestColumn(to: name).map { " (did you mean '\($0)'?)" } ?? ""
+        throw VinyardError(.usage, "\(option): unknown field '\(name)' in \(self.name)\(guess); valid fields: \(validNames)")
     }
 
-    /// The names a user may write, for error messages: columns with their aliases in brackets.
+    /// The names a user may write, for error messages: the column names, then one alias of each
+    /// field that has some. (Every alias of the vehicle schema made a 3,000-character message.)
     public var validNames: String {
-        columns.map { c in c.aliases.isEmpty ? c.name : "\(c.name) [\(c.aliases.joined(separator: ", "))]" }
-            .joined(separator: ", ")
+        let names = columns.map(\.name).joined(separator: ", ")
+        let examples = columns.filter { !$0.aliases.isEmpty }.prefix(3).map { "\($0.aliases[0]) for \($0.name)" }
+        return examples.isEmpty ? names : names + "; schema aliases work too (" + examples.joined(separator: ", ") + ", …)"
+    }
+
+    /// The column whose name or alias is nearest `name` (at most a third of its letters differ,
+    /// compared folded), for a typo's hint; nil when none is that near.
+    func closestColumn(to name: String) -> String? {
+        let wanted = Array(Schema.fold(name).utf8)
+        guard wanted.count >= 3 else { return nil }
+        var best: (column: String, distance: Int)?
+        for c in columns {
+            for candidate in [c.name] + c.aliases {
+                let d = Self.editDistance(wanted, Array(Schema.fold(candidate).utf8))
+                if d <= max(1, wanted.count / 3), d < (best?.distance ?? .max) { best = (c.name, d) }
+            }
+        }
+        return best?.column
+    }
+
+    /// Edit distance of two byte strings (insertions, deletions, substitutions and swaps of two
+    /// neighbours: `yaer` is one edit from `year`).
+    static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var beforePrevious = Array(0...b.count)
+        var previous = beforePrevious
+        var current = previous
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], beforePrevious[j - 2] + 1)
+                }
+            }
+            (beforePrevious, previous, current) = (previous, current, beforePrevious)
+        }
+        return previous[b.count]
     }
 
     /// The latitude and longitude columns (by name or alias), for GeoJSON; nil without both.

@@ -227,8 +227,17 @@ import Testing
             Issue.record("expected a usage error")
         } catch let error as VinyardError {
             #expect(error.message.contains("unknown field 'colour'"))
-            #expect(error.message.contains("model_year [year]"))
-            #expect(error.message.contains("longitude [long, lon, lng]"))
+            #expect(error.message.contains("valid fields: _key, vin, make"), "\(error.message)")
+            #expect(error.message.contains("schema aliases work too ("), "\(error.message)")
+        }
+        // A typo of a name or an alias is answered with the field it is near.
+        for (typo, meant) in [("modle_year", "model_year"), ("longitud", "longitude"), ("yaer", "model_year")] {
+            do {
+                _ = try export(path, ExportQuery(sort: [SortKey(field: typo)]))
+                Issue.record("expected a usage error for \(typo)")
+            } catch let error as VinyardError {
+                #expect(error.message.contains("(did you mean '\(meant)'?)"), "\(error.message)")
+            }
         }
     }
 
