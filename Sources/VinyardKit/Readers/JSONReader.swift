@@ -151,19 +151,20 @@ public final class JSONReader: RecordReader {
         }
         // An object with a VIN is a vehicle, whatever its lists are called (`"items": [{…}]`, its
         // equipment): it was read as an envelope and its items as the records.
-        let hasVIN = members.contains(where: { Schema.fold($0.name) == "vin" })
-        let known = hasVIN ? [] : members.filter { knownWrapperKeys.contains($0.name.lowercased()) && isObjectArray($0.value) }
-        if known.count == 1 { return known[0].name }
+        guard !members.contains(where: { Schema.fold($0.name) == "vin" }) else { return nil }
+        let known = members.filter { knownWrapperKeys.contains($0.name.lowercased()) && isObjectArray($0.value) }
         // An empty known list beside the records says nothing (`{"vehicles": [{…}], "data": []}`).
         let filled = known.filter { $0.value != .array([]) }
-        if known.count > 1, filled.count == 1 { return filled[0].name }
+        if filled.count == 1 { return filled[0].name }
+        if filled.count > 1 { return nil }
         // Under a known wrapper key an array that holds objects is the record array even when some
-        // of its elements are not objects (`{"vehicles": [null, {…}]}`): those become `row.malformed`
-        // rejects, as in a bare array, instead of the whole envelope being read as one record that
-        // names no source (exit 64). Not in an object with a VIN: that is a vehicle with a list.
-        guard known.isEmpty, !hasVIN else { return nil }
+        // of its elements are not objects (`{"vehicles": [null, {…}]}`, also beside `"data": []`):
+        // those become `row.malformed` rejects, as in a bare array, instead of the whole envelope
+        // being read as one record that names no source (exit 64), or the empty list as the records.
         let mixed = members.filter { knownWrapperKeys.contains($0.name.lowercased()) && holdsObjects($0.value) }
-        return mixed.count == 1 ? mixed[0].name : nil
+        if mixed.count == 1 { return mixed[0].name }
+        // An empty wrapper (`{"count": 0, "vehicles": []}`).
+        return mixed.isEmpty && known.count == 1 ? known[0].name : nil
     }
 
     /// When the bytes from `from` (after whitespace) open an object that wraps the record array
@@ -188,7 +189,11 @@ public final class JSONReader: RecordReader {
             if case .value(let v, let end) = outcome {
                 guard case .object(let members) = v else { return nil }
                 guard let key = Self.recordArrayKey(members) else {
-                    several = Self.knownRecordArrays(members)
+                    // Two tables in one file: the top-level object, or the only element of the
+                    // top-level array (a first record of an array that has lists is a record).
+                    var j = end
+                    skipSpace(&j)
+                    if !inArray || (j < p.count && p[j] == UInt8(ascii: "]")) { several = Self.sourceRecordArrays(members) }
                     return nil
                 }
                 if inArray {
@@ -241,11 +246,15 @@ public final class JSONReader: RecordReader {
         return key
     }
 
-    /// The members of a wrapping object that are record arrays under a known wrapper key
+    /// The sources' own wrapper keys: an object holding two of them is two tables in one file,
+    /// where lists under the generic API keys (`items`, `records`, `data`) may be a record's own.
+    static let sourceWrapperKeys: Set<String> = ["vehicles", "fleet", "locations", "places"]
+
+    /// The members of an object that are record arrays under a source's wrapper key
     /// (`{"vehicles": [...], "locations": [...]}`); none in an object with a VIN (a vehicle's lists).
-    static func knownRecordArrays(_ members: [RawField]) -> [String] {
+    static func sourceRecordArrays(_ members: [RawField]) -> [String] {
         guard !members.contains(where: { Schema.fold($0.name) == "vin" }) else { return [] }
-        return members.filter { knownWrapperKeys.contains($0.name.lowercased()) && holdsObjects($0.value) }.map(\.name)
+        return members.filter { sourceWrapperKeys.contains($0.name.lowercased()) && holdsObjects($0.value) }.map(\.name)
     }
 
     static func holdsObjects(_ v: RawValue) -> Bool {

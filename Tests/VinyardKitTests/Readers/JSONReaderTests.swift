@@ -136,6 +136,21 @@ import Testing
         let (vehicle, one) = try items("{\"vin\": \"X\", \"items\": [{\"a\": 1}], \"records\": [{\"b\": 2}]}", chunk: chunk)
         #expect(vehicle.wrapperKey == nil)
         #expect(one.count == 1)
+        // Records whose lists stand under generic API keys are records, alone or in an array
+        // (found by review: they were refused as two record arrays).
+        let record = "{\"id\": 1, \"make\": \"Ford\", \"items\": [{\"sku\": \"x\"}], \"records\": [{\"d\": 1}]}"
+        for text in [record, "[\(record), \(record)]", "{\"id\": 1, \"items\": [{\"a\": 1}], \"data\": [{\"b\": 2}]}"] {
+            let (plain, records) = try items(text, chunk: chunk)
+            #expect(plain.wrapperKey == nil, "\(text)")
+            #expect(records.allSatisfy { $0.record?["id"] == .number("1") }, "\(text)")
+        }
+        // Vehicles under a source's wrapper key, the first one not an object, beside an empty
+        // generic list: the vehicles are the records (the empty list was, and nothing was read).
+        let (mixed, two) = try items("{\"vehicles\": [null, {\"id\": 2}], \"data\": []}", chunk: chunk)
+        #expect(mixed.wrapperKey == "vehicles")
+        #expect(two.count == 2)
+        #expect(two.first?.reject?.finding.code == .rowMalformed)
+        #expect(two.last?.record?["id"] == .number("2"))
     }
 
     /// An API's pages saved as one array (`[{"vehicles": [...]}, {"vehicles": [...]}]`): every
