@@ -57,4 +57,39 @@ import VinyardKit
                                 "--rejects", "/dev/null", "--quiet"])
         #expect(b.status == 0, "\(b.stderr)")
     }
+
+    /// A convert whose input fails part-way (a gzip stream cut off after thousands of records)
+    /// leaves no output file, and an output that was there stays as it was: the output was
+    /// truncated and half written, and looked finished.
+    @Test(arguments: [[], ["--source", "raw"]])
+    func convertThatFailsLeavesNoPartialOutput(_ extra: [String]) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var csv = "VIN,Make\n"
+        for i in 0..<20_000 { csv += "1HGCV1F52MA\(String(format: "%06d", i)),Honda\n" }
+        let whole = try gzipFile(Data(csv.utf8))
+        let cut = dir.appendingPathComponent("cut.csv.gz").path
+        try whole.prefix(whole.count * 3 / 4).write(to: URL(fileURLWithPath: cut))
+        for name in ["new.json", "new.csv.gz", "old.json"] {
+            let out = dir.appendingPathComponent(name).path
+            if name == "old.json" { try Data("[]\n".utf8).write(to: URL(fileURLWithPath: out)) }
+            let r = try runVinyard(["convert", cut, "-o", out] + extra, timeout: 60)
+            #expect(r.status == 65, "\(name): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains("cut.csv.gz"), "\(r.stderr)")
+            if name == "old.json" {
+                #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data("[]\n".utf8))
+            } else {
+                #expect(!FileManager.default.fileExists(atPath: out), "\(name) was left behind")
+            }
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".vinyard-") }
+        #expect(left.isEmpty, "staging files left: \(left)")
+        // A good input still lands in place, gzip by the name's ending.
+        let good = dir.appendingPathComponent("good.csv").path
+        try Data(csv.utf8).write(to: URL(fileURLWithPath: good))
+        let out = dir.appendingPathComponent("good.json.gz").path
+        let r = try runVinyard(["convert", good, "-o", out] + extra, timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)).prefix(2) == Data([0x1F, 0x8B]))
+    }
 }

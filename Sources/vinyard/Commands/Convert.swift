@@ -65,17 +65,49 @@ struct Convert: ParsableCommand {
                 throw VinyardError(.usage, "cannot tell the output format from '\(output)'; pass --format csv|json|jsonl")
             }
             let options = try input.readOptions()
-            if pipeline.source == "raw" {
-                try convertRaw(path: path, options: options, outputFormat: outputFormat)
+            // The output is written beside its place and moved there whole when the run succeeds:
+            // an input that fails part-way (a corrupt gzip stream, a JSON syntax error between
+            // records) left a truncated file that looked like a finished one.
+            if let staging = stagingPath {
+                defer { try? FileManager.default.removeItem(atPath: staging) }
+                try convert(path: path, options: options, outputFormat: outputFormat)
+                guard rename(staging, output) == 0 else {
+                    throw VinyardError(.io, "\(output): cannot move the converted output into place: \(String(cString: strerror(errno)))")
+                }
             } else {
-                try convertCanonical(path: path, options: options, outputFormat: outputFormat)
+                try convert(path: path, options: options, outputFormat: outputFormat)
             }
         }
     }
 
+    private func convert(path: String, options: ReadOptions, outputFormat: OutputFormat) throws {
+        if pipeline.source == "raw" {
+            try convertRaw(path: path, options: options, outputFormat: outputFormat)
+        } else {
+            try convertCanonical(path: path, options: options, outputFormat: outputFormat)
+        }
+    }
+
+    /// Where a file output is written until the run succeeds: a hidden file in the output's
+    /// directory (same file system, so the move is a rename), keeping its name's ending (`.gz`).
+    /// Nil for standard output and for an existing output that is not a regular file (a FIFO, a
+    /// device: replacing it would be wrong).
+    private var stagingPath: String? {
+        guard output != "-" else { return nil }
+        // (A symbolic link is written through, not replaced: it is not a regular file here.)
+        if FileManager.default.fileExists(atPath: output), !isRegularFile(output) { return nil }
+        let url = URL(fileURLWithPath: output)
+        let directory = url.deletingLastPathComponent().path
+        // A missing or read-only directory: the output's own error names the output.
+        guard FileManager.default.isWritableFile(atPath: directory) else { return nil }
+        return url.deletingLastPathComponent().appendingPathComponent(".vinyard-\(getpid())-\(url.lastPathComponent)").path
+    }
+
+    /// The file the output is written to now.
+    private var writePath: String { stagingPath ?? output }
+
     private func makeWriter(_ outputFormat: OutputFormat, columns: [String], to path: String? = nil) throws -> any RecordWriter {
-        let destination = path ?? output
-        let sink = try openOutput(path: destination)
+        let sink = try openOutput(path: path ?? writePath)
         // Schema array fields (options, images, vin_model_years) are JSON arrays in JSON output.
         let catalog = pipeline.source == "raw" ? nil : try? pipeline.catalog()
         let arrays = Set((catalog?.schemas.values.map { $0 } ?? []).flatMap { schema in
