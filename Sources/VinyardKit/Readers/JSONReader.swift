@@ -145,13 +145,13 @@ public final class JSONReader: RecordReader {
         // [{…}], "vin": …}`), not an envelope.
         if let first = members.first, isObjectArray(first.value), first.value != .array([]) || knownWrapperKeys.contains(first.name.lowercased()),
             members.dropFirst().allSatisfy({ isScalar($0.value) }),
-            !members.dropFirst().contains(where: { Schema.fold($0.name) == "vin" })
+            !members.dropFirst().contains(where: { Self.isVINName($0.name) })
         {
             return first.name
         }
         // An object with a VIN is a vehicle, whatever its lists are called (`"items": [{…}]`, its
         // equipment): it was read as an envelope and its items as the records.
-        guard !members.contains(where: { Schema.fold($0.name) == "vin" }) else { return nil }
+        guard !members.contains(where: { Self.isVINName($0.name) }) else { return nil }
         let known = members.filter { knownWrapperKeys.contains($0.name.lowercased()) && isObjectArray($0.value) }
         // An empty known list beside the records says nothing (`{"vehicles": [{…}], "data": []}`).
         let filled = known.filter { $0.value != .array([]) }
@@ -246,6 +246,18 @@ public final class JSONReader: RecordReader {
         return key
     }
 
+    /// The folded names a VIN goes by in the bundled vehicle schema (`vin`, `FIN`, `Chassis number`,
+    /// …): an object with one is a vehicle, whatever its lists are called (it was only `vin`, so
+    /// `{"FIN": …, "items": [{…}]}` was read as an envelope and its items as the records).
+    static let vinNames: Set<String> = {
+        var names: Set<String> = ["vin"]
+        let vehicle = (try? SchemaCatalog.bundled())?.schemas.values.first { $0.fields.contains { $0.name == "vin" } }
+        for alias in vehicle?.fields.first(where: { $0.name == "vin" })?.aliases ?? [] { names.insert(Schema.fold(alias)) }
+        return names
+    }()
+
+    static func isVINName(_ name: String) -> Bool { vinNames.contains(Schema.fold(name)) }
+
     /// The sources' own wrapper keys: an object holding two of them is two tables in one file,
     /// where lists under the generic API keys (`items`, `records`, `data`) may be a record's own.
     static let sourceWrapperKeys: Set<String> = ["vehicles", "fleet", "locations", "places"]
@@ -253,7 +265,7 @@ public final class JSONReader: RecordReader {
     /// The members of an object that are record arrays under a source's wrapper key
     /// (`{"vehicles": [...], "locations": [...]}`); none in an object with a VIN (a vehicle's lists).
     static func sourceRecordArrays(_ members: [RawField]) -> [String] {
-        guard !members.contains(where: { Schema.fold($0.name) == "vin" }) else { return [] }
+        guard !members.contains(where: { Self.isVINName($0.name) }) else { return [] }
         return members.filter { sourceWrapperKeys.contains($0.name.lowercased()) && holdsObjects($0.value) }.map(\.name)
     }
 

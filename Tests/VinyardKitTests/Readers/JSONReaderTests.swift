@@ -144,6 +144,13 @@ import Testing
             #expect(plain.wrapperKey == nil, "\(text)")
             #expect(records.allSatisfy { $0.record?["id"] == .number("1") }, "\(text)")
         }
+        // A vehicle whose VIN goes by an alias (FIN, Chassis number) is a vehicle with lists too.
+        for vinKey in ["FIN", "Chassis Number"] {
+            let vehicleRecord = "{\"\(vinKey)\": \"1FTFW1E57KFA14352\", \"items\": [{\"sku\": \"x\"}]}"
+            let (aliased, both) = try items("[\(vehicleRecord), \(vehicleRecord)]", chunk: chunk)
+            #expect(aliased.wrapperKey == nil, "\(vinKey)")
+            #expect(both.compactMap(\.record).map { $0[vinKey] } == [.string("1FTFW1E57KFA14352"), .string("1FTFW1E57KFA14352")])
+        }
         // Vehicles under a source's wrapper key, the first one not an object, beside an empty
         // generic list: the vehicles are the records (the empty list was, and nothing was read).
         let (mixed, two) = try items("{\"vehicles\": [null, {\"id\": 2}], \"data\": []}", chunk: chunk)
