@@ -629,18 +629,52 @@ let allSamples = [
     }
 }
 
-/// A title line above the table (as spreadsheet exports write) cannot name the source; the error
-/// says to remove it, since the header must be the first line.
+/// A title or note above the table (as spreadsheet exports write) is skipped in a file, with a
+/// warning that quotes it, and the rows keep their own line numbers; standard input, which cannot
+/// be read twice, gets an error that says to remove it.
 @Suite struct TitleLineAboveHeaderTests {
-    @Test func titleLineGetsAHint() throws {
+    @Test func titleLinesAreSkippedAndNamed() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
+        let text = "Fleet export;generated 2026-11-01\r\n\r\nDepot Nord\r\nVIN;Make;Model\r\n1FTFW1E57KFA14352;Ford;F-150\r\nBAD;Ford;F-150\r\n"
         let input = dir.appendingPathComponent("export.csv")
-        try Data("Fleet export;generated 2026-11-01\nVIN;Make;Model\n1FTFW1E57KFA14352;Ford;F-150\n".utf8).write(to: input)
-        let r = try runVinyard(["validate", input.path])
+        try Data(text.utf8).write(to: input)
+        let gz = dir.appendingPathComponent("export2.csv.gz")
+        try gzipFile(Data(text.utf8)).write(to: gz)
+        for path in [input.path, gz.path] {
+            let db = dir.appendingPathComponent("\(UUID().uuidString).db").path
+            let r = try runVinyard(["import", path, "--db", db, "--report", "json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stderr.contains("2 lines above the header skipped as a title or note, not data: 'Fleet export;generated 2026-11-01', 'Depot Nord'"), "\(r.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            #expect(report["read"] as? Int == 2)
+            #expect(report["inserted"] as? Int == 1)
+            #expect(report["rejected"] as? Int == 1)
+            let lines = try runVinyard(["export", "--db", db, "--table", "rejects", "--columns", "line"])
+            #expect(lines.stdout == "line\n6\n", "the reject keeps its line in the file: \(lines.stdout)")
+            let kept = try runVinyard(["export", "--db", db, "--columns", "vin,_line"])
+            #expect(kept.stdout == "vin,_line\n1FTFW1E57KFA14352,5\n", "\(kept.stdout)")
+        }
+    }
+
+    @Test func titleLineOnStandardInputGetsAHint() throws {
+        let r = try runVinyard(
+            ["validate", "-"], stdin: Data("Fleet export;generated 2026-11-01\nVIN;Make;Model\n1FTFW1E57KFA14352;Ford;F-150\n".utf8))
         #expect(r.status == 64)
         #expect(r.stderr.contains("cannot tell the source"))
         #expect(r.stderr.contains("if the first line is a title or a note above the table, remove it"), "\(r.stderr)")
+    }
+
+    /// More than five lines above the header, or none that names a source: the error as before.
+    @Test func tooManyLinesAboveTheHeaderAreNotGuessed() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("export.csv")
+        let notes = (1...6).map { "note \($0)\n" }.joined()
+        try Data((notes + "VIN,Make\n1FTFW1E57KFA14352,Ford\n").utf8).write(to: input)
+        let r = try runVinyard(["validate", input.path])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("cannot tell the source from its keys (note 1)"), "\(r.stderr)")
     }
 }
 

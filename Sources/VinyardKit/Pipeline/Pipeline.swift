@@ -97,6 +97,27 @@ public final class Pipeline {
 
     /// Checks that a mapping exists and builds, and returns its mapper (each worker builds its
     /// own copy later).
+    /// Lines a CSV may have above its header (titles, a report date, a blank line between).
+    static let maxPreambleLines = 5
+
+    /// A regular file's reader that skips the fewest lines (1 to ``maxPreambleLines``) after
+    /// which the header names a source, with that source; nil when none does (or the input is
+    /// standard input or a pipe, which cannot be read again).
+    private func readBelowPreamble(_ path: String) throws -> (InputReader, SourceMapping)? {
+        guard path != "-", (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular
+        else { return nil }
+        for skip in 1...Self.maxPreambleLines {
+            var read = options.read
+            read.skipLines = skip
+            let again = try openInput(path: path, options: read)
+            guard again.csvPreamble.count == skip, let header = again.csvHeader, header.filter({ !$0.isEmpty }).count >= 2,
+                let mapping = try? detector.detect(keys: header, wrapper: nil, inputName: path)
+            else { continue }
+            return (again, mapping)
+        }
+        return nil
+    }
+
     private func checkMapping(_ name: String) throws -> Mapper {
         try Mapper(mapping: try catalog.mapping(named: name), catalog: catalog, options: options.mapper)
     }
@@ -104,7 +125,7 @@ public final class Pipeline {
     private func runInput(
         _ path: String, number: Int, sink: any RecordSink, report: inout RunReport, progress: ProgressLine?
     ) throws {
-        let reader = try openInput(path: path, options: options.read)
+        var reader = try openInput(path: path, options: options.read)
         var input = RunReport.Input(name: path, source: options.source ?? "", format: reader.format.rawValue)
         progress?.begin(path == "-" ? "stdin" : path, totalBytes: reader.totalBytes)
         var mappingName: String?
@@ -116,14 +137,23 @@ public final class Pipeline {
         // An empty CSV (no bytes, a BOM alone, blank lines) has no header to detect from and no
         // records: it reads as zero records, like `[]` or an empty JSON Lines file.
         if mappingName == nil, let header = reader.csvHeader, header.contains(where: { !$0.isEmpty }) {
-            let mapping: SourceMapping
+            var mapping: SourceMapping
             do {
                 mapping = try detector.detect(keys: header, wrapper: nil, inputName: path)
             } catch var error as VinyardError where header.filter({ !$0.isEmpty }).count <= 2 {
                 // A title or note above the table (`Fleet export, 2026-11-01`), as spreadsheet
-                // exports write: the header must be the first line.
-                error.message += "; if the first line is a title or a note above the table, remove it: the header (VIN, Make, …) must be the first line"
-                throw error
+                // exports write: a file is read again from the top with up to
+                // `maxPreambleLines` lines skipped, until a header names a source.
+                guard let (again, found) = try readBelowPreamble(path) else {
+                    error.message += "; if the first line is a title or a note above the table, remove it: the header (VIN, Make, …) must be the first line"
+                    throw error
+                }
+                reader = again
+                mapping = found
+                let lines = again.csvPreamble
+                input.warnings.append(
+                    "\(lines.count == 1 ? "1 line" : "\(lines.count) lines") above the header skipped as a title or note, not data: "
+                        + lines.map { "'\($0)'" }.joined(separator: ", "))
             }
             mapper = try checkMapping(mapping.name)
             mappingName = mapping.name
@@ -132,7 +162,7 @@ public final class Pipeline {
         // A CSV column another column of the header shadows is named in the report, once per input.
         // So are columns that no field takes (their values are not loaded anywhere but in rejects).
         if let mapper, let header = reader.csvHeader {
-            input.warnings = mapper.shadowedColumns(header).map(\.message)
+            input.warnings += mapper.shadowedColumns(header).map(\.message)
             // A rejects file read again: its provenance and findings columns are the earlier run's, not data.
             let unmapped = mapper.unmappedKeys(header).filter { !$0.isEmpty && !RejectsWriter.regeneratedNames.contains($0) }
             if !unmapped.isEmpty {

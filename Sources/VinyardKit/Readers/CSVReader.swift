@@ -21,6 +21,9 @@ public final class CSVReader: RecordReader {
     public let delimiter: UInt8
     /// The header's column names; empty for an empty input.
     public private(set) var header: [String] = []
+    /// The lines skipped above the header (`skipLines`: a title or a note, not data), as text
+    /// clipped to 80 characters, and the line the header is on.
+    public private(set) var preamble: [String] = []
 
     let buffer: InputBuffer
     let encoding: TextEncoding
@@ -82,7 +85,10 @@ public final class CSVReader: RecordReader {
         var endedWithCR: Bool
     }
 
-    init(buffer: InputBuffer, delimiter forced: UInt8?, encoding: TextEncoding, defaultDelimiter: UInt8? = nil) throws {
+    init(
+        buffer: InputBuffer, delimiter forced: UInt8?, encoding: TextEncoding, defaultDelimiter: UInt8? = nil,
+        skipLines: Int = 0
+    ) throws {
         let inputName = buffer.source.name
         self.buffer = buffer
         self.inputName = inputName
@@ -93,6 +99,11 @@ public final class CSVReader: RecordReader {
         // Excel's `sep=;` first line names the delimiter and precedes the header.
         let excelDelimiter = Self.skipExcelSeparatorLine(buffer)
         if excelDelimiter != nil { line += 1 }
+        if skipLines > 0 {
+            let (skipped, lines) = try Self.skipLines(skipLines, in: buffer)
+            preamble = skipped
+            line += lines
+        }
         if let forced {
             delimiter = forced
         } else if let excelDelimiter {
@@ -452,6 +463,30 @@ public final class CSVReader: RecordReader {
             buffer.start = j
             return d
         }
+    }
+
+    /// Consumes `count` non-blank lines (a title or note above the table; split at line ends,
+    /// quotes aside) and the blank lines among them; returns their text (clipped) and how many
+    /// lines were passed.
+    private static func skipLines(_ count: Int, in buffer: InputBuffer) throws -> (text: [String], lines: Int) {
+        var text: [String] = []
+        var lines = 0
+        while text.count < count {
+            try buffer.fill(atLeast: 64 * 1024)
+            let found: (content: String, next: Int)? = buffer.withBytes { p in
+                guard let end = (buffer.start..<buffer.end).first(where: { p[$0] == 0x0A || p[$0] == 0x0D }) else { return nil }
+                var next = end + 1
+                if p[end] == 0x0D, next < buffer.end, p[next] == 0x0A { next += 1 }
+                return (String(decoding: p[buffer.start..<end], as: UTF8.self), next)
+            }
+            // No line end within 64 KiB, or the input ends: no line above a header.
+            guard let found else { break }
+            buffer.start = found.next
+            lines += 1
+            let trimmed = ValueParser.trimmed(found.content)
+            if !trimmed.isEmpty { text.append(trimmed.count > 80 ? String(trimmed.prefix(80)) + "…" : trimmed) }
+        }
+        return (text, lines)
     }
 
     /// Detects the delimiter from the header line (and following rows when the header alone is

@@ -12,6 +12,9 @@ public struct ReadOptions: Sendable, Hashable {
     public var encoding: TextEncoding
     /// The largest record, JSON element or line accepted, in bytes.
     public var maxRecordBytes: Int
+    /// Non-blank lines above a CSV header to skip (a title or a note a spreadsheet export puts
+    /// above the table); see ``InputReader/csvPreamble``.
+    public var skipLines = 0
 
     public init(format: InputFormat? = nil, delimiter: UInt8? = nil, encoding: TextEncoding = .auto,
                 maxRecordBytes: Int = 256 * 1024 * 1024) {
@@ -77,6 +80,8 @@ public final class InputReader: RecordReader {
 
     /// The CSV header (nil for JSON inputs).
     public var csvHeader: [String]? { csv?.header }
+    /// The lines skipped above the CSV header (``ReadOptions/skipLines``), clipped.
+    public var csvPreamble: [String] { csv?.preamble ?? [] }
     /// The CSV delimiter in use (nil for JSON inputs).
     public var csvDelimiter: UInt8? { csv?.delimiter }
     /// The key of the object wrapping a JSON record array (`vehicles`), if any.
@@ -149,7 +154,7 @@ public func openInput(path: String, options: ReadOptions = ReadOptions()) throws
     switch format {
     case .csv:
         reader = try CSVReader(buffer: buffer, delimiter: options.delimiter ?? nil, encoding: options.encoding,
-                               defaultDelimiter: defaultDelimiter)
+                               defaultDelimiter: defaultDelimiter, skipLines: options.skipLines)
     case .json:
         let json = JSONReader(buffer: buffer, encoding: options.encoding)
         try json.begin()

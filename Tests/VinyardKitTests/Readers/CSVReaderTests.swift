@@ -8,6 +8,26 @@ import Testing
         return (reader, try readAll(reader))
     }
 
+    /// `skipLines` passes that many non-blank lines above the header (blank ones among them too),
+    /// across any chunking and line ends, keeps their text, and rows keep their file line numbers.
+    @Test(arguments: [1, 2, 5, 1 << 20])
+    func skipsLinesAboveTheHeader(chunk: Int) throws {
+        let text = "Fleet report\r\n\r\n  Depot: Nord, 2026  \rVIN;Make\n1FTFW1E57KFA14352;Ford\n"
+        let buffer = InputBuffer(source: MemorySource(text, chunk: chunk), chunkSize: 4, maxRecordBytes: 1 << 20)
+        let reader = try CSVReader(buffer: buffer, delimiter: nil, encoding: .auto, skipLines: 2)
+        #expect(reader.preamble == ["Fleet report", "Depot: Nord, 2026"])
+        #expect(reader.header == ["VIN", "Make"])
+        #expect(reader.delimiter == UInt8(ascii: ";"))
+        let items = try readAll(reader)
+        #expect(items.first?.record?.strings == ["1FTFW1E57KFA14352", "Ford"])
+        #expect(items.first?.record?.provenance.line == 5)
+        // More lines asked than the input has: all of them, and no header.
+        let short = try CSVReader(buffer: InputBuffer(source: MemorySource("a\nb\n", chunk: chunk), chunkSize: 4, maxRecordBytes: 1 << 20),
+                                  delimiter: nil, encoding: .auto, skipLines: 3)
+        #expect(short.preamble == ["a", "b"])
+        #expect(short.header == [])
+    }
+
     @Test(arguments: [1, 3, 7, 1 << 20])
     func quotesEscapesAndNewlines(chunk: Int) throws {
         let (reader, items) = try read("a,b,c\r\n\"x,1\",\"he said \"\"hi\"\"\",\"two\r\nlines\"\r\n4,5,6", chunk: chunk)
