@@ -137,7 +137,11 @@ public struct ExportTable: Sendable, Hashable {
     /// field that has some. (Every alias of the vehicle schema made a 3,000-character message.)
     public var validNames: String {
         let names = columns.map(\.name).joined(separator: ", ")
-        let examples = columns.filter { !$0.aliases.isEmpty }.prefix(3).map { "\($0.aliases[0]) for \($0.name)" }
+        // The fields users most often write another way, else the first ones with aliases.
+        let favoured = ["model_year", "odometer_km", "license_plate", "body_class"]
+        let aliased = columns.filter { !$0.aliases.isEmpty }
+        let shown = aliased.filter { favoured.contains($0.name) } + aliased.filter { !favoured.contains($0.name) }
+        let examples = shown.prefix(3).map { "\($0.aliases[0]) for \($0.name)" }
         return examples.isEmpty ? names : names + "; schema aliases work too (" + examples.joined(separator: ", ") + ", …)"
     }
 

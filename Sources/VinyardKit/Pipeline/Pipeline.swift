@@ -95,8 +95,6 @@ public final class Pipeline {
         return report
     }
 
-    /// Checks that a mapping exists and builds, and returns its mapper (each worker builds its
-    /// own copy later).
     /// Lines a CSV may have above its header (titles, a report date, a blank line between).
     static let maxPreambleLines = 5
 
@@ -118,6 +116,8 @@ public final class Pipeline {
         return nil
     }
 
+    /// Checks that a mapping exists and builds, and returns its mapper (each worker builds its
+    /// own copy later).
     private func checkMapping(_ name: String) throws -> Mapper {
         try Mapper(mapping: try catalog.mapping(named: name), catalog: catalog, options: options.mapper)
     }

@@ -21,8 +21,8 @@ public final class CSVReader: RecordReader {
     public let delimiter: UInt8
     /// The header's column names; empty for an empty input.
     public private(set) var header: [String] = []
-    /// The lines skipped above the header (`skipLines`: a title or a note, not data), as text
-    /// clipped to 80 characters, and the line the header is on.
+    /// The non-blank lines skipped above the header (`skipLines`: a title or a note, not data),
+    /// trimmed and clipped to 80 characters.
     public private(set) var preamble: [String] = []
 
     let buffer: InputBuffer
