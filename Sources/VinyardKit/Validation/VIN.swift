@@ -63,11 +63,7 @@ public enum VINEngine {
         bytes.reserveCapacity(17)
         var other = false
         for scalar in raw.unicodeScalars {
-            if scalar == " " || scalar == "-" || scalar == "\t" || scalar == "\u{A0}"
-                || scalar.properties.isWhitespace || scalar == "\u{2010}" || scalar == "\u{2013}"
-            {
-                continue
-            }
+            if isSeparator(scalar) { continue }
             if scalar.isASCII {
                 var b = UInt8(scalar.value)
                 if b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z") { b -= 32 }
@@ -78,11 +74,31 @@ public enum VINEngine {
             }
         }
         if other {
-            // The same dashes as above: whichever path runs, normalize(normalize(x)) == normalize(x).
-            return raw.filter { !$0.isWhitespace && $0 != "-" && $0 != "\u{2010}" && $0 != "\u{2013}" }.uppercased()
+            // The same separators as above: a Character that starts with one goes whole (a space
+            // carrying a combining mark), and one inside a Character goes too (a zero-width joiner
+            // belongs to its neighbour's Character). Whichever path runs, no separator is left, so
+            // normalize(normalize(x)) == normalize(x).
+            var kept = String.UnicodeScalarView()
+            for character in raw {
+                guard let first = character.unicodeScalars.first, !isSeparator(first) else { continue }
+                for scalar in character.unicodeScalars where !isSeparator(scalar) { kept.append(scalar) }
+            }
+            return String(kept).uppercased()
         }
         return String(decoding: bytes, as: UTF8.self)
     }
+
+    /// What a VIN written by hand or pasted from a document may hold between its characters:
+    /// white space, hyphens and dashes of every kind (en, em, figure, minus, non-breaking,
+    /// full-width), and invisible joiners and zero-width spaces.
+    static func isSeparator(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isWhitespace || separatorScalars.contains(scalar.value)
+    }
+
+    private static let separatorScalars: Set<UInt32> = [
+        0x2D, 0x2010, 0x2011, 0x2012, 0x2013, 0x2014, 0x2015, 0x2212, 0xFE58, 0xFE63, 0xFF0D,
+        0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF,
+    ]
 
     /// The check digit (`0`-`9` or `X`) for a 17-character VIN, ignoring what position 9 holds;
     /// nil when the VIN is not 17 allowed characters.
@@ -312,8 +328,8 @@ public enum VINEngine {
         guard bytes.count == 17 else { return nil }
         let mandatoryRegion = requireMandatoryRegion ?? requireCheckDigit
         // Serials end in digits (ISO 3779: positions 14-17; 49 CFR 565 for North American cars
-        // and light trucks: 13-17; elsewhere nearly always): a repair never turns a digit there
-        // into a letter (WBA3A5C51CF256651 is not "probably" WBA3A5C51CFZ56651).
+        // and light trucks: 13-17; most makers from 12): a repair never turns a digit at 12-17
+        // into a letter (WBA3A5C51CF256651 is not "probably" WBA3A5C51CFZ56651, a Z at 12).
         // A repair inside the WMI must keep it a manufacturer code of the offline table when it was
         // one (SALVA2BG1CH610186, Land Rover, is not "probably" 5ALVA2BG1CH610186, unknown).
         let knownWMI = bytes.withUnsafeBufferPointer { WMITable.lookupIndex($0) != nil }
@@ -322,7 +338,10 @@ public enum VINEngine {
         for i in 0..<17 {
             guard let alternatives = confusions[bytes[i]] else { continue }
             for alt in alternatives {
-                if i >= 12 && bytes[i] >= 0x30 && bytes[i] <= 0x39 && alt >= 0x41 { continue }
+                if i >= 11 && bytes[i] >= 0x30 && bytes[i] <= 0x39 && alt >= 0x41 { continue }
+                // Position 10 stays a model-year code (`…2A…` is not "probably" `…ZA…`, nor
+                // `…OA…` `…0A…`: U, Z and 0 are never year codes).
+                if i == 9, VINDecoder.yearBase(alt) == nil { continue }
                 candidate[i] = alt
                 let ok = candidate.withUnsafeBufferPointer { buf -> Bool in
                     guard let digit = checkDigitByte(buf) else { return false }
