@@ -51,19 +51,14 @@ public enum ValueParser {
             return true
         }
         if s.withUTF8Bytes(isClean) { return s }
-        var out: [UInt8] = []
-        out.reserveCapacity(17)
-        for b in s.utf8 {
-            switch b {
-            case 0x20, 0x09, 0x0A, 0x0D, 0x2D, 0x2E, 0x5F: continue  // space, tab, newline, - . _
-            case 0x61...0x7A: out.append(b - 0x20)
-            default: out.append(b)
-            }
-        }
-        let text = String(decoding: out, as: UTF8.self)
-        // Non-ASCII letters (a Windows-1252 export, a full-width digit) are upper-cased too; the
-        // VIN engine reports them as `vin.characters`.
-        return text.utf8.allSatisfy({ $0 < 0x80 }) ? text : text.uppercased().replacingNBSP()
+        // Dots and underscores go here; white space, dashes of every kind and invisible
+        // characters go as the VIN engine drops them, so that it checks exactly what is stored
+        // (a VIN with an en dash, Excel's autocorrected hyphen, was checked without it and stored
+        // with it: a second key for one vehicle). Non-ASCII letters (a Windows-1252 export, a
+        // full-width digit) are upper-cased too; the VIN engine reports them as `vin.characters`.
+        var kept = String.UnicodeScalarView()
+        for scalar in s.unicodeScalars where scalar != "." && scalar != "_" { kept.append(scalar) }
+        return VINEngine.normalize(String(kept))
     }
 
     // MARK: Booleans
@@ -472,9 +467,5 @@ extension String {
         while let c = s.first, c.isWhitespace { s = s.dropFirst() }
         while let c = s.last, c.isWhitespace { s = s.dropLast() }
         return s
-    }
-
-    fileprivate func replacingNBSP() -> String {
-        String(unicodeScalars.filter { $0 != "\u{A0}" && !$0.properties.isWhitespace })
     }
 }

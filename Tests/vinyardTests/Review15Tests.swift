@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+import VinyardKit
+
+/// Black-box findings of review 15 (a VIN decoding audit and a dirty-fleet-file audit), each run
+/// through the built binary.
+@Suite struct Review15Tests {
+    /// A VIN with Excel's autocorrected dash (an en dash, byte 0x96 in a Windows-1252 export) or a
+    /// form feed was checked without it and stored with it: one vehicle became two keys, and the
+    /// 18-character key had no finding.
+    @Test func vinWithADashOfAnotherKindIsOneVehicle() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("cp.csv")
+        var bytes = Array("VIN;Make\r\n1FTFW1E57KFA14352;Ford\r\n1FTFW1E57".utf8) + [0x96] + Array("KFA14352;Ford\r\n".utf8)
+        bytes += Array("1FTFW1E57\u{0C}KFA14352;Ford\r\n".utf8)
+        try Data(bytes).write(to: input)
+        let db = dir.appendingPathComponent("cp.db").path
+        let r = try runVinyard(["import", input.path, "--db", db, "--report", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(report["inserted"] as? Int == 1, "\(r.stdout)")
+        #expect(report["duplicates"] as? Int == 2, "\(r.stdout)")
+        let keys = try runVinyard(["export", "--db", db, "--columns", "vin"])
+        #expect(keys.stdout == "vin\n1FTFW1E57KFA14352\n", "\(keys.stdout)")
+    }
+
+    /// `decode` suggests only VINs that are valid themselves: a repair that would put U, Z or 0
+    /// at position 10 (not a model-year code) is no suggestion.
+    @Test func suggestionsAreValidVINs() throws {
+        let r = try runVinyard(["decode", "1HGCM82622A004352", "1HGCM8269OA004352", "--format", "json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        #expect(list.count == 2)
+        for entry in list { #expect(entry["suggestion"] is NSNull, "\(entry)") }
+    }
+}
