@@ -266,6 +266,25 @@ public final class Mapper {
                 changed = true
                 continue
             }
+            // A GeoJSON point (`"location": {"type": "Point", "coordinates": [4.83, 52.35]}`,
+            // longitude first) is the position; it was read as a vehicle type 'Point'.
+            if let (longitude, latitude) = Self.geoJSONPoint(members), isCoordinate(slots(for: "latitude")),
+                isCoordinate(slots(for: "longitude"))
+            {
+                out.append(RawField("latitude", latitude))
+                out.append(RawField("longitude", longitude))
+                for member in members where !["type", "coordinates"].contains(member.name.lowercased()) {
+                    out.append(RawField(field.name + "." + member.name, member.value))
+                }
+                changed = true
+                continue
+            }
+            // Members that describe whatever object holds them (`id`, `type`, `status`, `notes`
+            // of a driver, an owner, an engine) are the record's only in an object that stands
+            // for the record itself (`vehicle`, `details`, `specs`); elsewhere they are kept by
+            // their path and reported as not loaded (`"driver": {"id": "D-17"}` was the vehicle's
+            // source_id, `"engine": {"type": "V8"}` its vehicle type).
+            let own = Self.recordOwnObjects.contains(Schema.fold(field.name))
             var named: [RawField] = [], others: [RawField] = []
             var alone: [RawField] = []
             var isPosition = false
@@ -278,7 +297,7 @@ public final class Mapper {
                 if !pathSlots.isEmpty {
                     named.append(RawField(path, member.value))
                     if isCoordinate(pathSlots) { isPosition = true }
-                } else if !aloneSlots.isEmpty {
+                } else if !aloneSlots.isEmpty, own || !Self.entityAttributes.contains(Schema.fold(member.name)) {
                     alone.append(member)
                     if isCoordinate(aloneSlots) { isPosition = true }
                 } else {
@@ -373,6 +392,31 @@ public final class Mapper {
 
     /// The members a measurement object is made of.
     static let measurementMembers: Set<String> = ["value", "amount", "unit", "currency"]
+
+    /// Keys of nested objects that stand for the record itself (folded), whose members are all
+    /// the record's.
+    static let recordOwnObjects: Set<String> = [
+        "vehicle", "car", "asset", "unit", "record", "item", "attributes", "properties", "details", "detail", "info",
+        "information", "data", "specs", "specifications", "specification", "technical", "technical data", "general",
+        "identification", "registration", "fields", "vehicle data", "vehicle details", "vehicle info",
+    ]
+
+    /// Member names (folded) that describe whichever object holds them.
+    static let entityAttributes: Set<String> = [
+        "id", "uid", "uuid", "type", "kind", "category", "name", "status", "state", "notes", "note", "comment",
+        "comments", "description", "remarks", "address", "source", "code", "number", "no",
+    ]
+
+    /// A GeoJSON point's longitude and latitude (`{"type": "Point", "coordinates": [lon, lat]}`,
+    /// an optional altitude after them), or nil.
+    static func geoJSONPoint(_ members: [RawField]) -> (longitude: RawValue, latitude: RawValue)? {
+        guard members.contains(where: { $0.name.lowercased() == "type" && $0.value.scalarText?.lowercased() == "point" }),
+            let coordinates = members.first(where: { $0.name.lowercased() == "coordinates" }),
+            case .array(let pair) = coordinates.value, pair.count == 2 || pair.count == 3,
+            case .number = pair[0], case .number = pair[1]
+        else { return nil }
+        return (pair[0], pair[1])
+    }
 
     /// `1200 km` for `{"value": 1200, "unit": "km"}` (or `amount` and `currency`: `32500 EUR`).
     /// Other members may sit beside the number and its unit; they are not part of the text.

@@ -560,6 +560,47 @@ import Testing
         #expect(other.findings.map(\.code) == [.fieldType])
     }
 
+    /// The members of a related object (a driver, an owner, an engine) that describe it (`id`,
+    /// `type`, `status`, `notes`) are not the vehicle's; in an object that stands for the record
+    /// (`vehicle`, `details`) they are. A GeoJSON point is the position. (Found by review: the
+    /// driver's id was the vehicle's source_id, `"engine": {"type": "V8"}` a vehicle-type reject
+    /// and a GeoJSON `location` a 'Point' vehicle type, its coordinates dropped.)
+    @Test func relatedObjectsKeepTheirOwnAttributes() throws {
+        let m = try mapper("fleet")
+        let driver = m.map(
+            rawRecord([
+                ("vin", .string("2HKRM3H38EH550410")),
+                ("driver", .object([RawField("id", .string("D-17")), RawField("notes", .string("night shift"))])),
+                ("engine", .object([RawField("type", .string("V8")), RawField("power", .number("300"))])),
+                ("owner", .object([RawField("status", .string("active")), RawField("address", .string("Main St 1"))])),
+            ]))
+        #expect(driver.findings.isEmpty, "\(driver.findings.map(\.message))")
+        for field in ["source_id", "notes", "vehicle_type", "status", "address"] {
+            #expect(driver.value(field, in: m) == nil, "\(field)")
+        }
+        #expect(driver.value("power_kw", in: m) == .real(300))
+        let point = m.map(
+            rawRecord([
+                ("vin", .string("1C4PJMAK2CW184491")),
+                ("location", .object([RawField("type", .string("Point")), RawField("coordinates", .array([.number("4.83"), .number("52.35")]))])),
+            ]))
+        #expect(point.findings.isEmpty, "\(point.findings.map(\.message))")
+        #expect(point.value("latitude", in: m) == .real(52.35))
+        #expect(point.value("longitude", in: m) == .real(4.83))
+        #expect(point.value("vehicle_type", in: m) == nil)
+        let own = m.map(
+            rawRecord([
+                ("vehicle", .object([
+                    RawField("vin", .string("JM1GJ1W65E1143959")), RawField("type", .string("car")),
+                    RawField("status", .string("active")), RawField("id", .string("A-1")),
+                ])),
+            ]))
+        #expect(own.findings.isEmpty, "\(own.findings.map(\.message))")
+        #expect(own.value("vin", in: m) == .text("JM1GJ1W65E1143959"))
+        #expect(own.value("status", in: m) == .text("active"))
+        #expect(own.value("source_id", in: m) == .text("A-1"))
+    }
+
     /// A JSON number in a measurement is a number: `{"amount": 18.990}` is 18.99 and
     /// `{"value": 1.500, "unit": "kW"}` is 1.5 kW, as the same numbers outside an object are; they
     /// were read as text (`18.990 EUR`: 18990; `1.500 kW`: ambiguous, a reject).
