@@ -44,7 +44,7 @@ extension CSVReader {
         // So is the header again (files joined with `cat`): the general path skips it too.
         guard next >= 0,
             (first != delimiter && first != Self.quote) || !Self.allEmpty(fields),
-            !repeatsHeaderStart(fields)
+            !repeatsHeaderStart(fields), fields.count != 1 || !Self.isBlankText(fields)
         else {
             if recycled { spareFields.append(fields) } else { lastFields = fields }
             return nil

@@ -162,8 +162,9 @@ public final class CSVReader: RecordReader {
             }
             let startLine = line
             var (fields, flagged) = decodeFields(scanned, names: header)
-            if Self.allEmpty(fields) {
-                // Delimiters alone (`,,,`): a blank line, like an empty one.
+            if Self.allEmpty(fields) || Self.isBlankText(fields) {
+                // Delimiters alone (`,,,`), spaces or tabs alone, or a DOS end-of-file mark
+                // (Ctrl-Z): a blank line, like an empty one.
                 consume(scanned)
                 continue
             }
@@ -210,6 +211,13 @@ public final class CSVReader: RecordReader {
             guard header[fields.count...].allSatisfy({ $0.isEmpty }) else { return }
             for name in header[fields.count...] { fields.append(RawField(name, .string(""))) }
         }
+    }
+
+    /// True for a row of one field that holds only white space or a DOS end-of-file mark (Ctrl-Z,
+    /// which old exports end with): a blank line, not a ragged row.
+    static func isBlankText(_ fields: [RawField]) -> Bool {
+        guard fields.count == 1, case .string(let text) = fields[0].value, !text.isEmpty else { return false }
+        return text.unicodeScalars.allSatisfy { $0.properties.isWhitespace || $0 == "\u{1A}" }
     }
 
     /// True when every field is empty text: a row of delimiters alone, or the fields a row has

@@ -165,7 +165,7 @@ enum EmbeddedSchemas {
         "synonyms.json": #"""
 {
   "fuel": {
-    "gasoline": ["petrol", "gasoline", "gas", "benzin", "benzine", "benzina", "essence", "unleaded", "super", "super plus", "super e10", "e10", "super e5", "e5", "super 95", "super 98", "premium unleaded", "regular unleaded", "otto", "gasolina", "ulp"],
+    "gasoline": ["petrol", "gasoline", "gas", "benzin", "benzine", "benzina", "essence", "unleaded", "super", "super plus", "super e10", "e10", "super e5", "e5", "super 95", "super 98", "premium unleaded", "regular unleaded", "otto", "gasolina", "ulp", "gasoline/petrol", "petrol/gasoline", "gas/petrol"],
     "diesel": ["diesel", "gasoil", "gas oil", "dsl", "tdi", "gasóleo", "gazole"],
     "electric": ["electric", "electricity", "ev", "bev", "elektro", "elektrisch", "battery electric", "electrique", "électrique", "full electric", "electric vehicle"],
     "hybrid": ["hybrid", "hev", "full hybrid", "mild hybrid", "mhev", "gasoline hybrid", "petrol hybrid", "diesel hybrid", "hybrid electric", "hybride", "hybrid benzin", "hybrid diesel", "electric gasoline hybrid", "electric/gasoline", "hybrid (gasoline)", "hybrid (petrol)", "hybrid (diesel)"],
@@ -179,15 +179,15 @@ enum EmbeddedSchemas {
     "other": ["other", "misc"]
   },
   "drive_type": {
-    "fwd": ["fwd", "front-wheel drive", "front wheel drive", "front", "ff", "fwd/front-wheel drive", "frontantrieb"],
-    "rwd": ["rwd", "rear-wheel drive", "rear wheel drive", "rear", "fr", "rwd/rear-wheel drive", "heckantrieb"],
-    "awd": ["awd", "all-wheel drive", "all wheel drive", "awd/all-wheel drive", "quattro", "4matic", "xdrive", "allrad", "allradantrieb", "4motion", "all wheel", "all-wheel"],
+    "fwd": ["fwd", "front-wheel drive", "front wheel drive", "front", "ff", "fwd/front-wheel drive", "frontantrieb", "traction avant", "voorwielaandrijving"],
+    "rwd": ["rwd", "rear-wheel drive", "rear wheel drive", "rear", "fr", "rwd/rear-wheel drive", "heckantrieb", "propulsion", "propulsion arrière", "achterwielaandrijving"],
+    "awd": ["awd", "all-wheel drive", "all wheel drive", "awd/all-wheel drive", "quattro", "4matic", "xdrive", "allrad", "allradantrieb", "4motion", "all wheel", "all-wheel", "transmission intégrale", "intégrale", "quatre roues motrices", "vierwielaandrijving"],
     "4wd": ["4wd", "4x4", "four-wheel drive", "four wheel drive", "4-wheel drive", "4x4/4-wheel drive", "4wd/4-wheel drive", "4x4/four-wheel drive"],
     "2wd": ["2wd", "4x2", "two-wheel drive", "2-wheel drive", "4x2/2-wheel drive"]
   },
   "transmission": {
-    "automatic": ["automatic", "auto", "at", "a/t", "automatik", "automatique", "tiptronic", "steptronic", "torque converter", "automatic transmission"],
-    "manual": ["manual", "mt", "m/t", "stick", "stick shift", "standard", "schaltgetriebe", "manuell", "manuelle", "manual transmission"],
+    "automatic": ["automatic", "auto", "at", "a/t", "automatik", "automatique", "tiptronic", "steptronic", "torque converter", "automatic transmission", "automatikgetriebe", "boîte automatique", "boite automatique", "automaat", "4at", "5at", "6at", "7at", "8at", "9at", "10at", "4-speed automatic", "5-speed automatic", "6-speed automatic", "7-speed automatic", "8-speed automatic", "9-speed automatic", "10-speed automatic"],
+    "manual": ["manual", "mt", "m/t", "stick", "stick shift", "standard", "schaltgetriebe", "manuell", "manuelle", "manual transmission", "boîte manuelle", "boite manuelle", "handgeschakeld", "5mt", "6mt", "5-speed manual", "6-speed manual", "handschaltung"],
     "cvt": ["cvt", "continuously variable", "continuously variable transmission", "e-cvt", "ecvt", "stufenlos", "stufenlos automatik"],
     "dual_clutch": ["dual_clutch", "dct", "dsg", "dual clutch", "dual-clutch", "double clutch", "pdk", "s tronic", "edc"],
     "automated_manual": ["automated_manual", "amt", "automated manual", "semi-automatic", "semi automatic", "sequential", "smg", "automanual", "auto-manual", "auto manual"]
@@ -218,7 +218,7 @@ enum EmbeddedSchemas {
     "other": ["other", "misc", "trailer", "special"]
   },
   "status": {
-    "active": ["active", "in service", "in use", "available", "operational", "aktiv", "on road", "enabled"],
+    "active": ["active", "in service", "in use", "available", "operational", "aktiv", "on road", "enabled", "actif", "active (in service)", "actief", "en service", "in betrieb"],
     "maintenance": ["maintenance", "in maintenance", "service", "in service shop", "repair", "in repair", "workshop", "werkstatt", "in werkstatt", "under maintenance", "in reparatur", "en réparation", "en maintenance"],
     "inactive": ["inactive", "out of service", "parked", "disabled", "suspended", "idle", "stored", "inaktiv"],
     "retired": ["retired", "decommissioned", "sold", "scrapped", "disposed", "written off", "deregistered", "stillgelegt", "archived", "verkauft", "verschrottet", "vendu", "verkocht", "abgemeldet", "stilgelegd"]
@@ -271,7 +271,7 @@ enum EmbeddedSchemas {
     {"name": "first_registration", "type": "date-or-yearmonth",
      "aliases": ["firstregistration", "first registration", "first registration date", "registration date", "date of first registration", "erstzulassung", "in service date"]},
     {"name": "price", "type": "number", "constraints": {"minimum": 0},
-     "aliases": ["price eur", "list price", "sale price", "asking price", "preis", "purchase price"]},
+     "aliases": ["price eur", "list price", "sale price", "asking price", "preis", "purchase price", "prix", "precio", "prijs"]},
     {"name": "accident_free", "type": "boolean",
      "aliases": ["accidentfree", "accident free", "no accidents", "unfallfrei"]},
     {"name": "latitude", "type": "number", "format": "latitude", "aliases": ["lat", "gps lat", "gps latitude", "breitengrad", "breedtegraad"]},

@@ -209,9 +209,25 @@ public final class Mapper {
             // (`Make` before `Marke` when a file has both), then columns in order.
             let rank = folded == Schema.fold(schema.fields[f].name) ? 1_000_000 : 2_000_000
             result = [Slot(kind: .assign(field: f, unitFactor: factor ?? 0, pattern: defaultPattern, asJSON: false), priority: rank)]
+        } else if result.isEmpty, mapping.matchAliases, !ignored.contains(folded), let (f, factor) = unitSuffixField(folded) {
+            result = [Slot(kind: .assign(field: f, unitFactor: factor, pattern: defaultPattern, asJSON: false), priority: 2_000_000)]
         }
         if slotsByName.count < 10_000 { slotsByName[name] = result }
         return result
+    }
+
+    /// A name that is a field with a unit followed by a unit that converts into it, without
+    /// brackets (`Odometer mi`, `Odometer_mi`, `odometerMeters`, `Power hp`: folded `odometermi`),
+    /// as the field and the factor (0 for none); nil otherwise. Tried only for names that match
+    /// nothing else.
+    private func unitSuffixField(_ folded: String) -> (field: Int, factor: Double)? {
+        for unit in Self.unitsLongestFirst where folded.count > unit.count && folded.hasSuffix(unit) {
+            guard let f = aliases[String(folded.dropLast(unit.count))], let target = schema.fields[f].unit,
+                let factor = Self.conversion(from: unit, to: target)
+            else { continue }
+            return (f, factor == 1 ? 0 : factor)
+        }
+        return nil
     }
 
     /// A JSON record's nested objects, read as fields (nil when the record has none to read):
@@ -859,6 +875,8 @@ public final class Mapper {
     private static let units: [String: (unit: String, factor: Double)] = [
         "km": ("km", 1), "kms": ("km", 1), "kilometres": ("km", 1), "kilometers": ("km", 1),
         "kilometre": ("km", 1), "kilometer": ("km", 1),
+        // Telematics feeds count in metres (`odometerMeters`). Not `m`: some files write it for miles.
+        "meters": ("km", 0.001), "metres": ("km", 0.001), "meter": ("km", 0.001), "metre": ("km", 0.001),
         "mi": ("km", 1.609344), "mile": ("km", 1.609344), "miles": ("km", 1.609344), "miles-to-km": ("km", 1.609344),
         "kw": ("kw", 1), "kilowatt": ("kw", 1), "kilowatts": ("kw", 1),
         "hp": ("kw", 0.745699872), "bhp": ("kw", 0.745699872), "ps": ("kw", 0.73549875),
@@ -866,6 +884,9 @@ public final class Mapper {
         "l": ("l", 1), "litres": ("l", 1), "liters": ("l", 1), "litre": ("l", 1), "liter": ("l", 1), "ltr": ("l", 1),
         "gal": ("l", 3.785411784), "gallons": ("l", 3.785411784), "gallon": ("l", 3.785411784),
     ]
+
+    /// The unit names a header may end in, longest first (`miles` before `mi`).
+    private static let unitsLongestFirst: [String] = units.keys.filter { !$0.contains("-") }.sorted { ($0.count, $0) > ($1.count, $1) }
 
     /// The factor converting `from` into `to` (1 for the same unit); nil when they do not convert.
     static func conversion(from: String, to: String) -> Double? {

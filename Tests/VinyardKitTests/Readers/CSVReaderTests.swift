@@ -8,6 +8,20 @@ import Testing
         return (reader, try readAll(reader))
     }
 
+    /// A line of spaces or tabs alone, or a DOS end-of-file mark (Ctrl-Z) at the end, is a blank
+    /// line, on both paths and for one-column files too; it was a `row.ragged` reject.
+    @Test(arguments: [1, 4, 1 << 20])
+    func whitespaceLinesAndCtrlZAreBlank(chunk: Int) throws {
+        for header in ["VIN,Make\n", "VIN\n"] {
+            let one = header == "VIN\n"
+            let row = one ? "1FTFW1E57KFA14352\n" : "1FTFW1E57KFA14352,Ford\n"
+            let (_, items) = try read(header + row + "   \t \n" + row + "\u{1A}", chunk: chunk)
+            #expect(items.count == 2, "\(header): \(items)")
+            #expect(items.allSatisfy { $0.record != nil })
+            #expect(items.last?.record?.provenance.line == 4)
+        }
+    }
+
     /// `skipLines` passes that many non-blank lines above the header (blank ones among them too),
     /// across any chunking and line ends, keeps their text, and rows keep their file line numbers.
     @Test(arguments: [1, 2, 5, 1 << 20])

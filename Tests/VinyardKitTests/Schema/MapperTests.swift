@@ -111,6 +111,8 @@ import Testing
         ("First registration", "2020-02-29", nil), ("accident_free", "maybe", "field.type"),
         ("vehicle_type", "Lorry", nil), ("vehicle_type", "spaceship", "field.enum"),
         ("Transmission", "DSG", nil), ("drive_type", "4x4", nil), ("drive_type", "hover", "field.enum"),
+        ("Transmission", "8-speed automatic", nil), ("Transmission", "6MT", nil), ("drive_type", "Traction avant", nil),
+        ("Fuel Type", "Gasoline/Petrol", nil), ("Status", "actif", nil), ("Prix", "25000", nil),
         ("last sync", "2024-05-01T10:00:00+02:00", nil), ("last sync", "2024-05-01 25:00", "field.date"),
     ] as [(String, String, String?)])
     func fieldFindings(_ column: String, _ value: String, _ code: String?) throws {
@@ -184,6 +186,30 @@ import Testing
             #expect(french.findings.isEmpty, "\(french.findings.map(\.message))")
             #expect(french.value("odometer_km", in: m) == .integer(12345))
         }
+    }
+
+    /// A unit written after the field's name without brackets (`Odometer_mi`, `Odometer, mi`,
+    /// `odometerMeters`, `Power hp`) converts as the bracketed one does, and telematics metres
+    /// convert into km (found by review: such columns were not loaded, and `Odometer (meters)` was
+    /// read as km, 1,000 times too large).
+    @Test func unitsAfterTheNameConvert() throws {
+        let m = try mapper("fleet")
+        for (header, value, odometer) in [
+            ("Odometer_mi", "1000", Int64(1609)), ("Odometer, mi", "1000", 1609), ("Mileage miles", "1000", 1609),
+            ("odometerMeters", "123456789", 123457), ("Odometer (meters)", "123456789", 123457), ("Odometer [metres]", "5000", 5),
+        ] {
+            let r = m.map(csvRecord(["VIN", header], ["1HGCV1F52MA000123", value]))
+            #expect(r.findings.isEmpty, "\(header): \(r.findings.map(\.message))")
+            #expect(r.value("odometer_km", in: m) == .integer(odometer), "\(header)")
+        }
+        let power = m.map(csvRecord(["VIN", "Power hp"], ["1HGCV1F52MA000123", "150"]))
+        guard case .real(let kw) = power.value("power_kw", in: m) else {
+            Issue.record("Power hp not read")
+            return
+        }
+        #expect(abs(kw - 111.85) < 0.01)
+        // A name that only ends like a unit is not a field with a unit (`Vehicle Model`: `l`).
+        #expect(m.unmappedKeys(["Total", "Channel"]) == ["Total", "Channel"])
     }
 
     @Test func convertedNumbersAreRounded() throws {
