@@ -88,13 +88,15 @@ public struct RunReport: Sendable {
         findings[finding.code, default: 0] += 1
         findingsBySeverity[finding.severity, default: [:]][finding.code, default: 0] += 1
         if let place = finding.place {
+            // A place once per code (a record with two findings of one code, such as a
+            // key.conflict on two fields, was listed twice).
             var places = examples[finding.code, default: []]
-            if places.count < Self.examplesPerCode {
+            if places.count < Self.examplesPerCode, !places.contains(place) {
                 places.append(place)
                 examples[finding.code] = places
             }
             var own = examplesBySeverity[finding.severity]?[finding.code] ?? []
-            if own.count < Self.examplesPerCode {
+            if own.count < Self.examplesPerCode, !own.contains(place) {
                 own.append(place)
                 examplesBySeverity[finding.severity, default: [:]][finding.code] = own
             }
