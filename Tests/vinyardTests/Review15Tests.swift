@@ -33,4 +33,27 @@ import VinyardKit
         #expect(list.count == 2)
         for entry in list { #expect(entry["suggestion"] is NSNull, "\(entry)") }
     }
+
+    /// A make of another group beside a VIN is a `vin.make_mismatch` even where vPIC lists it
+    /// among the WMI's past makes (a Ford WMI lists Mazda and Nissan, 1C4 Volkswagen, KNA
+    /// Hyundai); a make of the VIN's own group (Dodge or Lancia on a Chrysler-group VIN, Lincoln on
+    /// a Ford one) still agrees.
+    @Test func makesOfAnotherGroupAreMismatches() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rows = [
+            ("1C4PJMAK2CW184491", "Volkswagen", true), ("1C4PJMAK2CW184491", "Lancia", false),
+            ("1C4PJMAK2CW184491", "Dodge", false), ("1FTFW1E57KFA14352", "Mazda", true),
+            ("1FTFW1E57KFA14352", "Nissan", true), ("1FTFW1E57KFA14352", "Lincoln", false),
+            ("KNAFU4A2XD5739551", "Hyundai", true), ("KNAFU4A2XD5739551", "KIA", false),
+        ]
+        for (vin, make, mismatch) in rows {
+            let input = dir.appendingPathComponent("row.csv")
+            try Data("VIN,Make\n\(vin),\(make)\n".utf8).write(to: input)
+            let r = try runVinyard(["validate", input.path, "--report", "json"])
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            let findings = report["findings"] as? [String: Int] ?? [:]
+            #expect((findings["vin.make_mismatch"] ?? 0) == (mismatch ? 1 : 0), "\(vin) \(make): \(findings)")
+        }
+    }
 }

@@ -303,6 +303,35 @@ public enum VINDecoder {
         "lynkco": "lynkco", "lynkandco": "lynkco",
     ]
 
+    /// Makes (keys) by the group that builds them today, for the make cross-check: a make of the
+    /// primary make's group (Dodge on a Ram VIN, Lincoln on a Ford one) agrees with a WMI, one of
+    /// another group does not, whatever vPIC's list of the WMI's past makes holds.
+    static let brandGroup: [String: String] = {
+        let groups: [String: [String]] = [
+            "stellantis": [
+                "chrysler", "dodge", "ram", "jeep", "fiat", "alfaromeo", "lancia", "maserati", "abarth", "peugeot",
+                "citroen", "ds", "opel", "vauxhall", "plymouth", "eagle", "srt",
+            ],
+            "ford": ["ford", "lincoln", "mercury"],
+            "gm": ["chevrolet", "gmc", "buick", "cadillac", "pontiac", "oldsmobile", "saturn", "hummer", "holden", "generalmotors"],
+            "volkswagen": ["volkswagen", "audi", "seat", "cupra", "skoda", "porsche", "bentley", "lamborghini", "bugatti"],
+            "toyota": ["toyota", "lexus", "scion", "daihatsu"],
+            "honda": ["honda", "acura"],
+            "nissan": ["nissan", "infiniti", "datsun"],
+            "hyundai": ["hyundai", "genesis"],
+            "kia": ["kia"],
+            "jlr": ["jaguar", "landrover"],
+            "bmw": ["bmw", "mini", "rollsroyce"],
+            "daimler": ["mercedesbenz", "smart", "maybach", "freightliner", "westernstar", "thomasbuilt", "sterling"],
+            "renault": ["renault", "dacia", "alpine"],
+            "mazda": ["mazda"], "subaru": ["subaru"], "mitsubishi": ["mitsubishi"], "suzuki": ["suzuki"],
+            "volvo": ["volvo", "polestar"], "tesla": ["tesla"], "isuzu": ["isuzu"],
+        ]
+        var out: [String: String] = [:]
+        for (group, makes) in groups { for make in makes { out[make] = group } }
+        return out
+    }()
+
     /// Lower-case letters and digits only, diacritics folded: `Mercedes-Benz` → `mercedesbenz`.
     static func key(_ s: String) -> String {
         let folded = s.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil)
@@ -325,7 +354,11 @@ public enum VINDecoder {
         guard let entry = lookup(b) else { return nil }
         let want = canonicalKey(declared)
         guard !want.isEmpty else { return nil }
-        var makes = entry.makes.map(key)
+        // The WMI's makes of the primary make's group only: vPIC lists makes once built under a
+        // WMI by another group (a Ford WMI lists Mazda and Nissan, Chrysler's 1C4 Volkswagen, Kia's
+        // KNA Hyundai), which made a wrong make written beside such a VIN pass.
+        let group = brandGroup[key(entry.make)]
+        var makes = entry.makes.map(key).filter { m in group == nil || brandGroup[m] == nil || brandGroup[m] == group }
         if b.count == 17 {
             let year = bestYear(b, candidates: modelYears(b, currentCalendarYear), heavy: entry.heavyTruck)
             makes.append(key(make(b, entry: entry, modelYear: year)))
