@@ -571,7 +571,7 @@ final class RecordChecker {
             record.findings.append(
                 Finding(
                     .vinMakeMismatch, .warning, field: "make",
-                    message: "make is '\(declared)' but the VIN's manufacturer code \(vin.prefix(3)) belongs to "
+                    message: "make is '\(declared)' but the VIN's manufacturer code \(Self.manufacturerCode(vin)) belongs to "
                         + "\(decoded); check the make or the VIN",
                     input: record.provenance.input, line: record.provenance.line, element: record.provenance.index))
         }
@@ -592,6 +592,14 @@ final class RecordChecker {
                         input: record.provenance.input, line: record.provenance.line, element: record.provenance.index))
             }
         }
+    }
+
+    /// The WMI as written in messages: positions 1-3, and 12-14 for a small maker's code
+    /// (position 3 is 9).
+    static func manufacturerCode(_ vin: String) -> String {
+        let b = Array(vin.utf8)
+        guard b.count == 17, b[2] == UInt8(ascii: "9") else { return String(vin.prefix(3)) }
+        return String(decoding: b[0..<3] + b[11..<14], as: UTF8.self)
     }
 
     private static func integer(_ value: FieldValue?) -> Int64? {

@@ -304,8 +304,13 @@ public enum VINEngine {
                 }
             }
             if illegal.isEmpty && analysis.wmi == nil {
-                let wmi = String(decoding: bytes[0..<3], as: UTF8.self)
-                add(.vinWMIUnknown, .warning, "manufacturer code \(wmi) is not in the offline WMI table; check the first three characters")
+                // A small maker's code (position 3 is 9) goes on at positions 12-14.
+                let small = bytes.count == 17 && bytes[2] == UInt8(ascii: "9")
+                let wmi = String(decoding: bytes[0..<3] + (small ? bytes[11..<14] : []), as: UTF8.self)
+                add(
+                    .vinWMIUnknown, .warning,
+                    "manufacturer code \(wmi) is not in the offline WMI table; check "
+                        + (small ? "the first three characters and positions 12-14" : "the first three characters"))
             }
         }
 

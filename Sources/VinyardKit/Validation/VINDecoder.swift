@@ -17,6 +17,7 @@ public enum VINDecoder {
         case "6", "7": "Oceania"
         case "8", "9", "0": "South America"
         case "A"..."H": "Africa"
+        case "O", "Q": nil  // never a VIN's first character, as I is not
         case "J"..."R": "Asia"
         case "S"..."Z": "Europe"
         default: nil
@@ -275,6 +276,8 @@ public enum VINDecoder {
         case UInt8(ascii: "6"), UInt8(ascii: "7"): "Oceania"
         case UInt8(ascii: "8"), UInt8(ascii: "9"), UInt8(ascii: "0"): "South America"
         case UInt8(ascii: "A")...UInt8(ascii: "H"): "Africa"
+        // (I, O and Q are never a VIN's first character: no region.)
+        case UInt8(ascii: "O"), UInt8(ascii: "Q"): nil
         case UInt8(ascii: "J")...UInt8(ascii: "R"): "Asia"
         case UInt8(ascii: "S")...UInt8(ascii: "Z"): "Europe"
         default: nil

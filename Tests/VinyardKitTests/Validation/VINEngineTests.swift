@@ -107,6 +107,17 @@ import Testing
         #expect(VINEngine.analyze("WBA3A5C51CF256651", currentYear: 2026).suggestion == nil)
     }
 
+    /// O and Q, never a VIN's first character, name no region (O read as Asia); a small maker's
+    /// code (position 3 is 9) is named with positions 12-14 in its warning.
+    @Test func illegalFirstCharactersAndSmallMakerCodes() {
+        for vin in ["OHGCM82633A004352", "QHGCM82633A004352", "IHGCM82633A004352"] {
+            #expect(VINEngine.analyze(vin, currentYear: 2026).region == nil, "\(vin)")
+        }
+        let small = VINEngine.analyze("1G9AB12C4JA999123", currentYear: 2026)
+        #expect(small.findings.first { $0.code == .vinWMIUnknown }?.message.contains("manufacturer code 1G9999 ") == true,
+                "\(small.findings.map(\.message))")
+    }
+
     /// A repair keeps position 10 a model-year code: `2` is not "probably" a `Z`, nor `O`/`Q`
     /// a `0` (U, Z and 0 are never year codes), however well the check digit then fits (found
     /// by review: 139 of 1,367 random suggestions were themselves invalid).
