@@ -409,13 +409,13 @@ public final class Mapper {
     /// The members a measurement object is made of.
     static let measurementMembers: Set<String> = ["value", "amount", "unit", "currency"]
 
-    /// Keys of nested objects that stand for the record itself (folded), whose members are all
-    /// the record's.
-    static let recordOwnObjects: Set<String> = [
+    /// Keys of nested objects that stand for the record itself (folded: `vehicle_data` is
+    /// `vehicledata`), whose members are all the record's.
+    static let recordOwnObjects: Set<String> = Set([
         "vehicle", "car", "asset", "unit", "record", "item", "attributes", "properties", "details", "detail", "info",
         "information", "data", "specs", "specifications", "specification", "technical", "technical data", "general",
         "identification", "registration", "fields", "vehicle data", "vehicle details", "vehicle info",
-    ]
+    ].map(Schema.fold))
 
     /// Member names (folded) that describe whichever object holds them.
     static let entityAttributes: Set<String> = [

@@ -614,17 +614,19 @@ import Testing
         #expect(point.value("latitude", in: m) == .real(52.35))
         #expect(point.value("longitude", in: m) == .real(4.83))
         #expect(point.value("vehicle_type", in: m) == nil)
-        let own = m.map(
-            rawRecord([
-                ("vehicle", .object([
-                    RawField("vin", .string("JM1GJ1W65E1143959")), RawField("type", .string("car")),
-                    RawField("status", .string("active")), RawField("id", .string("A-1")),
-                ])),
-            ]))
-        #expect(own.findings.isEmpty, "\(own.findings.map(\.message))")
-        #expect(own.value("vin", in: m) == .text("JM1GJ1W65E1143959"))
-        #expect(own.value("status", in: m) == .text("active"))
-        #expect(own.value("source_id", in: m) == .text("A-1"))
+        for key in ["vehicle", "vehicle_data", "Vehicle Details"] {
+            let own = m.map(
+                rawRecord([
+                    (key, .object([
+                        RawField("vin", .string("JM1GJ1W65E1143959")), RawField("type", .string("car")),
+                        RawField("status", .string("active")), RawField("id", .string("A-1")),
+                    ])),
+                ]))
+            #expect(own.findings.isEmpty, "\(own.findings.map(\.message))")
+            #expect(own.value("vin", in: m) == .text("JM1GJ1W65E1143959"))
+            #expect(own.value("status", in: m) == .text("active"))
+            #expect(own.value("source_id", in: m) == .text("A-1"))
+        }
     }
 
     /// A JSON number in a measurement is a number: `{"amount": 18.990}` is 18.99 and
