@@ -128,27 +128,103 @@ extension ValueParser {
     /// A calendar date as ISO `yyyy-MM-dd`: ISO (`2019-03-01`, `2019/03/01`, basic `20190301`),
     /// German (`01.03.2019`), the source's `pattern` when given, or a valid ISO 8601 date-time
     /// (`2019-03-01T10:00:00Z`, `2019-03-01 10:00:00`, with or without an offset), whose date part
-    /// is kept as written: the time and offset are dropped, never converted to another zone. Other
-    /// date-time shapes (`3/1/2019 10:00`) are not guessed. Nil otherwise.
+    /// is kept as written: the time and offset are dropped, never converted to another zone; or a
+    /// date with the month's name (`15 Mar 2019`, `March 15, 2019`). Other date-time shapes
+    /// (`3/1/2019 10:00`) are not guessed. Nil otherwise.
     public static func parseDate(_ s: String, pattern: DatePattern? = nil) -> String? {
         if let pattern, pattern.hasDay, let d = pattern.parse(s) { return d }
         for p in isoPatterns { if let d = p.parse(s) { return d } }
         if let dt = parseDateTime(s), dt.utf8.count > 10 { return String(dt.prefix(10)) }
+        if let named = monthNameDate(s), let day = named.day { return isoDate(year: named.year, month: named.month, day: day) }
         return nil
     }
 
-    /// A year-month (`2019-03`, `03/2019`, `3/2019`, `03.2019`, or the source's pattern) as
-    /// `yyyy-MM`, or a full date as ``parseDate(_:pattern:)`` reads it; nil otherwise.
+    /// Month names and their abbreviations (English, German, French, Dutch, Spanish), folded (lower
+    /// case, accents and dots dropped), to the month number.
+    private static let monthNames: [String: Int] = {
+        let names: [[String]] = [
+            ["jan", "january", "januar", "janv", "janvier", "januari", "ene", "enero", "jänner", "janner"],
+            ["feb", "february", "februar", "fev", "fevr", "fevrier", "februari", "febrero"],
+            ["mar", "march", "mär", "märz", "mrz", "mars", "maart", "marzo", "mrt"],
+            ["apr", "april", "avr", "avril", "abr", "abril"],
+            ["may", "mai", "mei", "mayo"],
+            ["jun", "june", "juni", "juin", "junio"],
+            ["jul", "july", "juli", "juil", "juillet", "julio"],
+            ["aug", "august", "aout", "augustus", "ago", "agosto"],
+            ["sep", "sept", "september", "septembre", "septiembre", "set"],
+            ["oct", "october", "okt", "oktober", "octobre", "octubre"],
+            ["nov", "november", "novembre", "noviembre"],
+            ["dec", "december", "dez", "dezember", "decembre", "dic", "diciembre"],
+        ]
+        var out: [String: Int] = [:]
+        for (i, list) in names.enumerated() {
+            for name in list { out[Schema.fold(name)] = i + 1 }
+        }
+        return out
+    }()
+
+    /// A date or year-month written with the month's name (`Mar 2019`, `15 Mar 2019`,
+    /// `15-Mar-2019`, `March 15, 2019`, `15. März 2019`, `15 janv. 2019`): unambiguous, unlike
+    /// `03/04/2019`. Exactly one month name, one four-digit year and at most one day, in any
+    /// order; nil otherwise.
+    static func monthNameDate(_ s: String) -> (year: Int, month: Int, day: Int?)? {
+        guard s.utf8.count <= 40, s.unicodeScalars.contains(where: { $0.properties.isAlphabetic }) else { return nil }
+        var year: Int?, month: Int?, day: Int?
+        var token = ""
+        // Files one token into its role; false when it fits none (or one already filled).
+        func take() -> Bool {
+            defer { token = "" }
+            guard !token.isEmpty else { return true }
+            let folded = Schema.fold(token)
+            if folded.allSatisfy(\.isASCII), folded.allSatisfy(\.isNumber) {
+                guard let v = Int(folded) else { return false }
+                if folded.count == 4, year == nil {
+                    year = v
+                } else if folded.count <= 2, day == nil {
+                    day = v
+                } else {
+                    return false
+                }
+                return true
+            }
+            // `15th`, `1st`, `2nd`, `3rd`: a day.
+            if folded.count > 2, ["st", "nd", "rd", "th"].contains(String(folded.suffix(2))), let v = Int(folded.dropLast(2)) {
+                guard day == nil else { return false }
+                day = v
+                return true
+            }
+            guard month == nil, let m = monthNames[folded] else { return false }
+            month = m
+            return true
+        }
+        for scalar in s.unicodeScalars {
+            if scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
+                token.unicodeScalars.append(scalar)
+            } else if [" ", "-", "/", ".", ",", "\u{A0}"].contains(scalar) {
+                guard take() else { return nil }
+            } else {
+                return nil
+            }
+        }
+        guard take(), let year, let month else { return nil }
+        return (year, month, day)
+    }
+
+    /// A year-month (`2019-03`, `03/2019`, `3/2019`, `03.2019`, `Mar 2019`, or the source's
+    /// pattern) as `yyyy-MM`, or a full date as ``parseDate(_:pattern:)`` reads it; nil otherwise.
     public static func parseDateOrYearMonth(_ s: String, pattern: DatePattern? = nil) -> String? {
         if let pattern, let d = pattern.parse(s) { return d }
         for p in yearMonthPatterns { if let d = p.parse(s) { return d } }
-        return parseDate(s, pattern: pattern)
+        if let d = parseDate(s, pattern: pattern) { return d }
+        if let named = monthNameDate(s), named.day == nil { return isoDate(year: named.year, month: named.month, day: nil) }
+        return nil
     }
 
     /// A year-month only, as `yyyy-MM`.
     public static func parseYearMonth(_ s: String, pattern: DatePattern? = nil) -> String? {
         if let pattern, !pattern.hasDay, let d = pattern.parse(s) { return d }
         for p in yearMonthPatterns { if let d = p.parse(s) { return d } }
+        if let named = monthNameDate(s), named.day == nil { return isoDate(year: named.year, month: named.month, day: nil) }
         return nil
     }
 

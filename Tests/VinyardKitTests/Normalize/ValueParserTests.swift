@@ -144,6 +144,30 @@ import Testing
     ])
     func notDates(_ text: String) { #expect(ValueParser.parseDate(text) == nil) }
 
+    /// A month written by its name is unambiguous (found by review: `Mar 2019`, `15-Mar-2019`,
+    /// as SAP and Excel write them, were `field.date` rejects).
+    @Test(arguments: [
+        ("15 Mar 2019", "2019-03-15"), ("15-Mar-2019", "2019-03-15"), ("March 15, 2019", "2019-03-15"),
+        ("15. März 2019", "2019-03-15"), ("15 janv. 2019", "2019-01-15"), ("1st Aug 2020", "2020-08-01"),
+        ("2019 Dec 31", "2019-12-31"), ("29-Feb-2020", "2020-02-29"),
+    ])
+    func monthNameDates(_ text: String, _ iso: String) {
+        #expect(ValueParser.parseDate(text) == iso)
+        #expect(ValueParser.parseDateOrYearMonth(text) == iso)
+    }
+
+    @Test func monthNameYearMonthsAndNonDates() {
+        for (text, iso) in [("Mar 2019", "2019-03"), ("September 2021", "2021-09"), ("Okt. 2020", "2020-10")] {
+            #expect(ValueParser.parseDateOrYearMonth(text) == iso, "\(text)")
+            #expect(ValueParser.parseYearMonth(text) == iso, "\(text)")
+            #expect(ValueParser.parseDate(text) == nil, "a year-month is no date: \(text)")
+        }
+        for text in ["29-Feb-2019", "32 Mar 2019", "Mar Apr 2019", "15 Mar", "Q1 2019", "15 Mar 2019 10:00", "Marchish 2019", "15 Mar 19"] {
+            #expect(ValueParser.parseDate(text) == nil, "\(text)")
+            #expect(ValueParser.parseDateOrYearMonth(text) == nil, "\(text)")
+        }
+    }
+
     @Test(arguments: [
         ("03/2019", "2019-03"), ("3/2019", "2019-03"), ("2019-03", "2019-03"), ("03.2019", "2019-03"),
         ("2019-03-15", "2019-03-15"),
