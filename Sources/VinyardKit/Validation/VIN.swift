@@ -333,8 +333,10 @@ public enum VINEngine {
         guard bytes.count == 17 else { return nil }
         let mandatoryRegion = requireMandatoryRegion ?? requireCheckDigit
         // Serials end in digits (ISO 3779: positions 14-17; 49 CFR 565 for North American cars
-        // and light trucks: 13-17; most makers from 12): a repair never turns a digit at 12-17
-        // into a letter (WBA3A5C51CF256651 is not "probably" WBA3A5C51CFZ56651, a Z at 12).
+        // and light trucks: 13-17): a repair never turns a digit at 13-17 into a letter. Position
+        // 12 may be either (Ford writes letters there: `1FTEE1EG6PC565076` is `…PCS65076`), so a
+        // European VIN with a digit there can still get a letter (`WBA3A5C51CF256651`, review 15:
+        // limiting it to digits lost 361 of 400 Ford repairs).
         // A repair inside the WMI must keep it a manufacturer code of the offline table when it was
         // one (SALVA2BG1CH610186, Land Rover, is not "probably" 5ALVA2BG1CH610186, unknown).
         let knownWMI = bytes.withUnsafeBufferPointer { WMITable.lookupIndex($0) != nil }
@@ -343,7 +345,7 @@ public enum VINEngine {
         for i in 0..<17 {
             guard let alternatives = confusions[bytes[i]] else { continue }
             for alt in alternatives {
-                if i >= 11 && bytes[i] >= 0x30 && bytes[i] <= 0x39 && alt >= 0x41 { continue }
+                if i >= 12 && bytes[i] >= 0x30 && bytes[i] <= 0x39 && alt >= 0x41 { continue }
                 // Position 10 stays a model-year code (`…2A…` is not "probably" `…ZA…`, nor
                 // `…OA…` `…0A…`: U, Z and 0 are never year codes).
                 if i == 9, VINDecoder.yearBase(alt) == nil { continue }

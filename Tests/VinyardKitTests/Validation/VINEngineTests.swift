@@ -103,8 +103,9 @@ import Testing
         #expect(a.suggestion == nil)
         // A letter typed into the serial is still repaired.
         #expect(VINEngine.analyze("1FTFW1E57KFA143S2").suggestion == "1FTFW1E57KFA14352")
-        // Nor a Z at position 12 (found by review: the one candidate left for this BMW).
-        #expect(VINEngine.analyze("WBA3A5C51CF256651", currentYear: 2026).suggestion == nil)
+        // Position 12 may take a letter: Ford writes them there (an S typed as 5 is repaired).
+        #expect(VINEngine.analyze("1FTEW1EP9JF814352", currentYear: 2026).suggestion == "1FTEW1EP9JFB14352")
+        #expect(VINEngine.analyze("1FTEW1EP3JF214352", currentYear: 2026).suggestion == "1FTEW1EP3JFZ14352")
     }
 
     /// O and Q, never a VIN's first character, name no region (O read as Asia); a small maker's
