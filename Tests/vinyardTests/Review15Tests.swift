@@ -34,10 +34,10 @@ import VinyardKit
         for entry in list { #expect(entry["suggestion"] is NSNull, "\(entry)") }
     }
 
-    /// A make of another group beside a VIN is a `vin.make_mismatch` even where vPIC lists it
-    /// among the WMI's past makes (a Ford WMI lists Mazda and Nissan, 1C4 Volkswagen, KNA
-    /// Hyundai); a make of the VIN's own group (Dodge or Lancia on a Chrysler-group VIN, Lincoln on
-    /// a Ford one) still agrees.
+    /// A make of another group beside a VIN is a `vin.make_mismatch` where vPIC lists it among the
+    /// WMI's makes but its patterns name it for other VINs (a Ford WMI lists Mazda and Nissan, 1C4
+    /// Volkswagen, KNA Hyundai); a make of the VIN's own group (Dodge or Lancia on a
+    /// Chrysler-group VIN, Lincoln on a Ford one) still agrees.
     @Test func makesOfAnotherGroupAreMismatches() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -46,6 +46,10 @@ import VinyardKit
             ("1C4PJMAK2CW184491", "Dodge", false), ("1FTFW1E57KFA14352", "Mazda", true),
             ("1FTFW1E57KFA14352", "Nissan", true), ("1FTFW1E57KFA14352", "Lincoln", false),
             ("KNAFU4A2XD5739551", "Hyundai", true), ("KNAFU4A2XD5739551", "KIA", false),
+            // Where vPIC's patterns say nothing about a listed make, it agrees: Hyundai Russia
+            // (Z94, no patterns) builds Kias, GM South Africa Chevrolets, Mazda (JC1) the Abarth 124.
+            ("Z94CB41ABHR123456", "Kia", false), ("ADMJA8A6XD1234567", "Chevrolet", false),
+            ("JC1NFAEK3H0100123", "Abarth", false),
         ]
         for (vin, make, mismatch) in rows {
             let input = dir.appendingPathComponent("row.csv")

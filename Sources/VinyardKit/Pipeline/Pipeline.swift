@@ -613,7 +613,8 @@ final class RecordChecker {
 
     private func makeMatches(declared: String, decoded: String, vin: String) -> Bool {
         if declared == decoded { return true }
-        let key = MakeMatchKey(declared: declared, decoded: decoded, prefix: String(vin.utf8.prefix(3))!)
+        // The answer depends on the declared and decoded makes and the WMI (3 or 6 characters).
+        let key = MakeMatchKey(declared: declared, decoded: decoded, prefix: Self.manufacturerCode(vin))
         if let cached = makeMatchCache[key] { return cached ?? true }
         let result: Bool? =
             Schema.fold(declared) == Schema.fold(decoded) ? true : VINDecoder.makeMatches(declared: declared, vin: vin)

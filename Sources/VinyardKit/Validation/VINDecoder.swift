@@ -306,9 +306,9 @@ public enum VINDecoder {
         "lynkco": "lynkco", "lynkandco": "lynkco",
     ]
 
-    /// Makes (keys) by the group that builds them today, for the make cross-check: a make of the
-    /// primary make's group (Dodge on a Ram VIN, Lincoln on a Ford one) agrees with a WMI, one of
-    /// another group does not, whatever vPIC's list of the WMI's past makes holds.
+    /// Makes (keys) by the group that builds them today, for the make cross-check: a make the WMI
+    /// lists of the primary make's group (Dodge on a Ram VIN, Lincoln on a Ford one) agrees, one of
+    /// another group only where vPIC's patterns do not name it for other VINs (``agreeingMakes``).
     static let brandGroup: [String: String] = {
         let groups: [String: [String]] = [
             "stellantis": [
@@ -335,6 +335,30 @@ public enum VINDecoder {
         return out
     }()
 
+    /// The makes (keys) that agree with a 17-character VIN: the make vPIC's VDS patterns pick for
+    /// it, and those of `listed` (the WMI's vPIC makes) of the primary make's or the picked make's
+    /// group, or that no pattern names (nothing then says they are not this VIN's). vPIC lists
+    /// makes once built under a WMI by another group: a Ford truck VIN written as a Mazda or a
+    /// Nissan, Chrysler's 1C4 as a Volkswagen or Kia's KNA as a Hyundai passed, though the
+    /// patterns name those makes for other VINs. Where no pattern matches the VIN, the primary
+    /// make stands for the picked one (as the decoding does), so the answer depends on the WMI and
+    /// the decoded make alone; where the WMI has no patterns (Hyundai Russia's Z94 builds Kias),
+    /// `listed` as it is.
+    static func agreeingMakes(_ b: [UInt8], entry: WMIEntry, modelYear: Int?, listed: [String]) -> [String] {
+        guard entry.makes.count > 1 else { return listed }
+        return b.withUnsafeBufferPointer { buf -> [String] in
+            let ix = WMITable.index
+            guard let i = WMITable.lookupIndex(buf), ix.list[i].code == entry.code, let set = ix.ruleSets[i] else {
+                return listed
+            }
+            // No pattern matching this VIN: the primary make, as the decoding says.
+            let decided = key(makeIndex(buf, set: set, modelYear: modelYear).map { set.makes[$0] } ?? entry.make)
+            let named = Set(set.makes.map(key))
+            let groups: Set<String?> = [brandGroup[key(entry.make)], brandGroup[decided]]
+            return [decided] + listed.filter { m in brandGroup[m] == nil || groups.contains(brandGroup[m]) || !named.contains(m) }
+        }
+    }
+
     /// Lower-case letters and digits only, diacritics folded: `Mercedes-Benz` → `mercedesbenz`.
     static func key(_ s: String) -> String {
         let folded = s.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil)
@@ -357,14 +381,10 @@ public enum VINDecoder {
         guard let entry = lookup(b) else { return nil }
         let want = canonicalKey(declared)
         guard !want.isEmpty else { return nil }
-        // The WMI's makes of the primary make's group only: vPIC lists makes once built under a
-        // WMI by another group (a Ford WMI lists Mazda and Nissan, Chrysler's 1C4 Volkswagen, Kia's
-        // KNA Hyundai), which made a wrong make written beside such a VIN pass.
-        let group = brandGroup[key(entry.make)]
-        var makes = entry.makes.map(key).filter { m in group == nil || brandGroup[m] == nil || brandGroup[m] == group }
+        var makes = entry.makes.map(key)
         if b.count == 17 {
             let year = bestYear(b, candidates: modelYears(b, currentCalendarYear), heavy: entry.heavyTruck)
-            makes.append(key(make(b, entry: entry, modelYear: year)))
+            makes = agreeingMakes(b, entry: entry, modelYear: year, listed: makes)
         }
         for m in makes {
             if m == want || aliases[m] == want { return true }
