@@ -202,6 +202,18 @@ final class FieldTyper {
         case .failure(.invalid):
             return withValueUnit(text) { integer(.string($0), unitFactor: $1) }
                 ?? .failure(numberFailure(.invalid, text, whole: true))
+        case .failure(.notWhole) where unitFactor != nil:
+            // A fraction in another unit is whole once converted (`12345678.9` metres, `1000.5 mi`):
+            // converted, then rounded, as whole numbers in another unit are.
+            var separator = decimal
+            if case .number = raw { separator = .point }
+            guard case .success(let d) = ValueParser.parseNumber(text, decimal: separator), let unitFactor else {
+                return .failure(numberFailure(.notWhole, text, whole: true))
+            }
+            let converted = (d * unitFactor).rounded()
+            guard abs(converted) < 9.2e18 else { return .failure(numberFailure(.tooLarge, text, whole: true)) }
+            if let f = rangeFinding(converted, text) { return .failure(f) }
+            return .success(.integer(Int64(converted)))
         case .failure(let f):
             return .failure(numberFailure(f, text, whole: true))
         case .success(var i):

@@ -168,7 +168,11 @@ extension ValueParser {
     /// `03/04/2019`. Exactly one month name, one four-digit year and at most one day, in any
     /// order; nil otherwise.
     static func monthNameDate(_ s: String) -> (year: Int, month: Int, day: Int?)? {
-        guard s.utf8.count <= 40, s.unicodeScalars.contains(where: { $0.properties.isAlphabetic }) else { return nil }
+        // A letter first (a byte test: most values that get here are numbers or ISO dates that
+        // did not parse).
+        guard s.utf8.count <= 40, s.utf8.contains(where: { $0 >= 0x80 || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) }) else {
+            return nil
+        }
         var year: Int?, month: Int?, day: Int?
         var token = ""
         // Files one token into its role; false when it fits none (or one already filled).

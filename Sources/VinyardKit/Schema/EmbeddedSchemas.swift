@@ -262,7 +262,7 @@ enum EmbeddedSchemas {
     {"name": "power_kw", "type": "number", "unit": "kW", "constraints": {"minimum": 0, "maximum": 2000},
      "aliases": ["power", "powerkw", "power kw", "engine power", "leistung", "kw"]},
     {"name": "odometer_km", "type": "integer", "unit": "km", "constraints": {"minimum": 0, "maximum": 5000000},
-     "aliases": ["kilometrage", "odometer", "odometer km", "mileage", "mileage km", "km", "kilometers", "kilometres", "kilometerstand", "distance", "odometer reading", "current odometer", "current mileage", "odo", "kms"]},
+     "aliases": ["kilometrage", "odometer", "odometer km", "mileage", "mileage km", "km", "kilometers", "kilometres", "kilometerstand", "distance", "odometer reading", "current odometer", "current mileage", "odo", "kms", "odometre", "compteur", "tellerstand"]},
     {"name": "license_plate", "type": "string", "format": "uppercase",
      "aliases": ["plate", "licenseplate", "license plate", "licence plate", "reg plate", "registration", "registration number", "reg no", "registration plate", "number plate", "kennzeichen", "plate number", "plate no", "license number", "licence number", "license no", "licence no", "registration no", "license plate number", "licence plate number", "tag", "tag number", "tag no", "license tag", "lic plate", "lic plate no", "reg", "immatriculation", "kenteken", "matrícula", "amtliches kennzeichen"]},
     {"name": "status", "type": "string", "synonyms": "status",

@@ -209,7 +209,9 @@ public final class Mapper {
             // (`Make` before `Marke` when a file has both), then columns in order.
             let rank = folded == Schema.fold(schema.fields[f].name) ? 1_000_000 : 2_000_000
             result = [Slot(kind: .assign(field: f, unitFactor: factor ?? 0, pattern: defaultPattern, asJSON: false), priority: rank)]
-        } else if result.isEmpty, mapping.matchAliases, !ignored.contains(folded), let (f, factor) = unitSuffixField(folded) {
+        } else if result.isEmpty, mapping.matchAliases, !ignored.contains(folded), Self.bracketUnit(name) == nil,
+            let (f, factor) = unitSuffixField(folded)
+        {
             result = [Slot(kind: .assign(field: f, unitFactor: factor, pattern: defaultPattern, asJSON: false), priority: 2_000_000)]
         }
         if slotsByName.count < 10_000 { slotsByName[name] = result }
@@ -282,9 +284,11 @@ public final class Mapper {
                 changed = true
                 continue
             }
-            // A GeoJSON point (`"location": {"type": "Point", "coordinates": [4.83, 52.35]}`,
-            // longitude first) is the position; it was read as a vehicle type 'Point'.
-            if let (longitude, latitude) = Self.geoJSONPoint(members), isCoordinate(slots(for: "latitude")),
+            // A GeoJSON point under a position's key (`"location": {"type": "Point",
+            // "coordinates": [4.83, 52.35]}`, longitude first) is the position; it was read as a
+            // vehicle type 'Point'. Under another key (`home_depot`) it is not the vehicle's.
+            if Self.positionKeys.contains(Schema.fold(field.name)) || isCoordinate(outer, orAddress: true),
+                let (longitude, latitude) = Self.geoJSONPoint(members), isCoordinate(slots(for: "latitude")),
                 isCoordinate(slots(for: "longitude"))
             {
                 out.append(RawField("latitude", latitude))
@@ -313,7 +317,9 @@ public final class Mapper {
                 if !pathSlots.isEmpty {
                     named.append(RawField(path, member.value))
                     if isCoordinate(pathSlots) { isPosition = true }
-                } else if !aloneSlots.isEmpty, own || !Self.entityAttributes.contains(Schema.fold(member.name)) {
+                } else if !aloneSlots.isEmpty,
+                    own || !Self.entityAttributes.contains(Schema.fold(member.name)) || Self.sameField(aloneSlots, outer)
+                {
                     alone.append(member)
                     if isCoordinate(aloneSlots) { isPosition = true }
                 } else {
@@ -414,8 +420,24 @@ public final class Mapper {
     static let recordOwnObjects: Set<String> = Set([
         "vehicle", "car", "asset", "unit", "record", "item", "attributes", "properties", "details", "detail", "info",
         "information", "data", "specs", "specifications", "specification", "technical", "technical data", "general",
-        "identification", "registration", "fields", "vehicle data", "vehicle details", "vehicle info",
+        "identification", "registration", "fields", "vehicle data", "vehicle details", "vehicle info", "asset details",
+        "asset info", "asset data", "vehicle attributes", "unit details",
     ].map(Schema.fold))
+
+    /// Keys (folded) of a vehicle's position.
+    static let positionKeys: Set<String> = Set([
+        "location", "position", "gps", "geometry", "geo", "geolocation", "coordinates", "point", "last location",
+        "last position", "current location", "current position", "gps location", "gps position", "last known location",
+    ].map(Schema.fold))
+
+    /// True when the two slot lists assign a field in common (`"status": {"status": "active"}`:
+    /// the member is the outer key's own field, whatever object it is in).
+    static func sameField(_ a: [Slot], _ b: [Slot]) -> Bool {
+        a.contains { x in
+            guard case .assign(let f, _, _, _) = x.kind else { return false }
+            return b.contains { y in if case .assign(let g, _, _, _) = y.kind { f == g } else { false } }
+        }
+    }
 
     /// Member names (folded) that describe whichever object holds them.
     static let entityAttributes: Set<String> = [
@@ -885,8 +907,11 @@ public final class Mapper {
         "gal": ("l", 3.785411784), "gallons": ("l", 3.785411784), "gallon": ("l", 3.785411784),
     ]
 
-    /// The unit names a header may end in, longest first (`miles` before `mi`).
-    private static let unitsLongestFirst: [String] = units.keys.filter { !$0.contains("-") }.sorted { ($0.count, $0) > ($1.count, $1) }
+    /// The unit names a header may end in, longest first (`miles` before `mi`). Not the singular
+    /// `meter`/`metre`, which end `odometer` and `odomètre` themselves (`odo` is an alias: an
+    /// `Odomètre` column was read in metres).
+    private static let unitsLongestFirst: [String] = units.keys.filter { !$0.contains("-") && $0 != "meter" && $0 != "metre" }
+        .sorted { ($0.count, $0) > ($1.count, $1) }
 
     /// The factor converting `from` into `to` (1 for the same unit); nil when they do not convert.
     static func conversion(from: String, to: String) -> Double? {

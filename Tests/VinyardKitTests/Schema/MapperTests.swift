@@ -209,7 +209,22 @@ import Testing
         }
         #expect(abs(kw - 111.85) < 0.01)
         // A name that only ends like a unit is not a field with a unit (`Vehicle Model`: `l`).
-        #expect(m.unmappedKeys(["Total", "Channel"]) == ["Total", "Channel"])
+        #expect(m.unmappedKeys(["Total", "Channel", "Fuel l", "Range km", "Next service km"]) == [
+            "Total", "Channel", "Fuel l", "Range km", "Next service km",
+        ])
+        // `Odomètre` is an odometer in km, not `odo` in metres (found by review: 120000 was 120).
+        for header in ["Odomètre", "Odometre", "Odomètre (km)"] {
+            let r = m.map(csvRecord(["VIN", header], ["1HGCV1F52MA000123", "120000"]))
+            #expect(r.value("odometer_km", in: m) == .integer(120000), "\(header)")
+        }
+        // A fraction in another unit is whole once converted (it was a field.type reject).
+        for (header, value, km) in [("odometerMeters", "12345678.9", Int64(12346)), ("Odometer (mi)", "1000.5", 1610), ("Odometer", "1000.5 mi", 1610)] {
+            let r = m.map(csvRecord(["VIN", header], ["1HGCV1F52MA000123", value]))
+            #expect(r.findings.isEmpty, "\(header) \(value): \(r.findings.map(\.message))")
+            #expect(r.value("odometer_km", in: m) == .integer(km), "\(header) \(value)")
+        }
+        // Without a unit to convert from, a fraction in a whole-number field is still a reject.
+        #expect(m.map(csvRecord(["VIN", "Odometer"], ["1HGCV1F52MA000123", "45678.9"])).codes == ["field.type"])
     }
 
     @Test func convertedNumbersAreRounded() throws {
@@ -614,7 +629,20 @@ import Testing
         #expect(point.value("latitude", in: m) == .real(52.35))
         #expect(point.value("longitude", in: m) == .real(4.83))
         #expect(point.value("vehicle_type", in: m) == nil)
-        for key in ["vehicle", "vehicle_data", "Vehicle Details"] {
+        // An object under a field's own key holds that field (`"status": {"status": "active"}`), and a
+        // GeoJSON point under a key that is no position (`home_depot`) is not the vehicle's.
+        let keyed = m.map(
+            rawRecord([
+                ("vin", .string("1C4PJMAK2CW184491")),
+                ("status", .object([RawField("status", .string("active")), RawField("since", .string("2024-01-01"))])),
+                ("vehicle_type", .object([RawField("type", .string("van"))])),
+                ("home_depot", .object([RawField("type", .string("Point")), RawField("coordinates", .array([.number("4.8"), .number("52.3")]))])),
+            ]))
+        #expect(keyed.findings.isEmpty, "\(keyed.findings.map(\.message))")
+        #expect(keyed.value("status", in: m) == .text("active"))
+        #expect(keyed.value("vehicle_type", in: m) == .text("van"))
+        #expect(keyed.value("latitude", in: m) == nil)
+        for key in ["vehicle", "vehicle_data", "Vehicle Details", "asset_details"] {
             let own = m.map(
                 rawRecord([
                     (key, .object([
