@@ -203,28 +203,28 @@ final class FieldTyper {
             return withValueUnit(text) { integer(.string($0), unitFactor: $1) }
                 ?? .failure(numberFailure(.invalid, text, whole: true))
         case .failure(.notWhole) where unitFactor != nil:
-            // A fraction in another unit is whole once converted (`12345678.9` metres, `1000.5 mi`):
-            // converted, then rounded, as whole numbers in another unit are.
+            // A fraction in another unit is whole once converted (`12345678.9` metres, `1000.5 mi`).
             var separator = decimal
             if case .number = raw { separator = .point }
-            guard case .success(let d) = ValueParser.parseNumber(text, decimal: separator), let unitFactor else {
+            guard let unitFactor, case .success(let d) = ValueParser.parseNumber(text, decimal: separator) else {
                 return .failure(numberFailure(.notWhole, text, whole: true))
             }
-            let converted = (d * unitFactor).rounded()
-            guard abs(converted) < 9.2e18 else { return .failure(numberFailure(.tooLarge, text, whole: true)) }
-            if let f = rangeFinding(converted, text) { return .failure(f) }
-            return .success(.integer(Int64(converted)))
+            return wholeNumber(converting: d, by: unitFactor, text)
         case .failure(let f):
             return .failure(numberFailure(f, text, whole: true))
-        case .success(var i):
-            if let unitFactor {
-                let converted = (Double(i) * unitFactor).rounded()
-                guard abs(converted) < 9.2e18 else { return .failure(numberFailure(.tooLarge, text, whole: true)) }
-                i = Int64(converted)
-            }
+        case .success(let i):
+            if let unitFactor { return wholeNumber(converting: Double(i), by: unitFactor, text) }
             if let f = rangeFinding(Double(i), text) { return .failure(f) }
             return .success(.integer(i))
         }
+    }
+
+    /// A number in another unit as the field's whole number: converted, then rounded.
+    private func wholeNumber(converting value: Double, by factor: Double, _ text: String) -> TypedValue {
+        let converted = (value * factor).rounded()
+        guard abs(converted) < 9.2e18 else { return .failure(numberFailure(.tooLarge, text, whole: true)) }
+        if let f = rangeFinding(converted, text) { return .failure(f) }
+        return .success(.integer(Int64(converted)))
     }
 
     private func number(_ raw: RawValue, unitFactor: Double?) -> TypedValue {
