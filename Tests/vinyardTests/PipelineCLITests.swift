@@ -657,6 +657,20 @@ let allSamples = [
         }
     }
 
+    /// With the source named (`--source fleet`), the title was the header and every row a reject.
+    @Test func titleLineIsSkippedUnderAForcedSource() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("export.csv")
+        try Data("Fleet export 2026-11-01\nVIN;Make;Model\n1FTFW1E57KFA14352;Ford;F-150\n".utf8).write(to: input)
+        let r = try runVinyard(["validate", input.path, "--source", "fleet", "--report", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("1 line above the header skipped as a title or note, not data: 'Fleet export 2026-11-01'"), "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(report["inserted"] as? Int == 1)
+        #expect(report["rejected"] as? Int == 0)
+    }
+
     @Test func titleLineOnStandardInputGetsAHint() throws {
         let r = try runVinyard(
             ["validate", "-"], stdin: Data("Fleet export;generated 2026-11-01\nVIN;Make;Model\n1FTFW1E57KFA14352;Ford;F-150\n".utf8))

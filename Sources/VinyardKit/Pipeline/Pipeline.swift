@@ -99,9 +99,9 @@ public final class Pipeline {
     static let maxPreambleLines = 5
 
     /// A regular file's reader that skips the fewest lines (1 to ``maxPreambleLines``) after
-    /// which the header names a source, with that source; nil when none does (or the input is
-    /// standard input or a pipe, which cannot be read again).
-    private func readBelowPreamble(_ path: String) throws -> (InputReader, SourceMapping)? {
+    /// which `accept` takes the header (of two names or more), with what it returned; nil when it
+    /// takes none (or the input is standard input or a pipe, which cannot be read again).
+    private func readBelowPreamble<T>(_ path: String, accept: ([String]) -> T?) throws -> (InputReader, T)? {
         guard path != "-", (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular
         else { return nil }
         for skip in 1...Self.maxPreambleLines {
@@ -109,11 +109,17 @@ public final class Pipeline {
             read.skipLines = skip
             let again = try openInput(path: path, options: read)
             guard again.csvPreamble.count == skip, let header = again.csvHeader, header.filter({ !$0.isEmpty }).count >= 2,
-                let mapping = try? detector.detect(keys: header, wrapper: nil, inputName: path)
+                let accepted = accept(header)
             else { continue }
-            return (again, mapping)
+            return (again, accepted)
         }
         return nil
+    }
+
+    /// The input's warning about the lines skipped above its header.
+    private static func preambleWarning(_ lines: [String]) -> String {
+        "\(lines.count == 1 ? "1 line" : "\(lines.count) lines") above the header skipped as a title or note, not data: "
+            + lines.map { "'\($0)'" }.joined(separator: ", ")
     }
 
     /// Checks that a mapping exists and builds, and returns its mapper (each worker builds its
@@ -131,8 +137,20 @@ public final class Pipeline {
         var mappingName: String?
         var mapper: Mapper?
         if let forced = options.source {
-            mapper = try checkMapping(forced)
+            let forcedMapper = try checkMapping(forced)
+            mapper = forcedMapper
             mappingName = forced
+            // A title above the table under a forced source: the first line names no column of
+            // it (every row was rejected), so the header is looked for below, as without one.
+            if let header = reader.csvHeader, header.filter({ !$0.isEmpty }).count <= 2,
+                forcedMapper.unmappedKeys(header).count == header.filter({ !$0.isEmpty }).count,
+                let (again, _) = try readBelowPreamble(path, accept: { header -> Bool? in
+                    forcedMapper.unmappedKeys(header).count < header.filter { !$0.isEmpty }.count ? true : nil
+                })
+            {
+                reader = again
+                input.warnings.append(Self.preambleWarning(again.csvPreamble))
+            }
         }
         // An empty CSV (no bytes, a BOM alone, blank lines) has no header to detect from and no
         // records: it reads as zero records, like `[]` or an empty JSON Lines file.
@@ -144,16 +162,14 @@ public final class Pipeline {
                 // A title or note above the table (`Fleet export, 2026-11-01`), as spreadsheet
                 // exports write: a file is read again from the top with up to
                 // `maxPreambleLines` lines skipped, until a header names a source.
-                guard let (again, found) = try readBelowPreamble(path) else {
+                guard let (again, found) = try readBelowPreamble(path, accept: { try? detector.detect(keys: $0, wrapper: nil, inputName: path) })
+                else {
                     error.message += "; if the first line is a title or a note above the table, remove it: the header (VIN, Make, …) must be the first line"
                     throw error
                 }
                 reader = again
                 mapping = found
-                let lines = again.csvPreamble
-                input.warnings.append(
-                    "\(lines.count == 1 ? "1 line" : "\(lines.count) lines") above the header skipped as a title or note, not data: "
-                        + lines.map { "'\($0)'" }.joined(separator: ", "))
+                input.warnings.append(Self.preambleWarning(again.csvPreamble))
             }
             mapper = try checkMapping(mapping.name)
             mappingName = mapping.name
