@@ -68,23 +68,24 @@ struct Convert: ParsableCommand {
             // The output is written beside its place and moved there whole when the run succeeds:
             // an input that fails part-way (a corrupt gzip stream, a JSON syntax error between
             // records) left a truncated file that looked like a finished one.
-            if let staging = stagingPath {
+            if let staging = stagingPath() {
                 defer { try? FileManager.default.removeItem(atPath: staging) }
-                try convert(path: path, options: options, outputFormat: outputFormat)
+                try convert(path: path, options: options, outputFormat: outputFormat, to: staging)
                 guard rename(staging, output) == 0 else {
                     throw VinyardError(.io, "\(output): cannot move the converted output into place: \(String(cString: strerror(errno)))")
                 }
             } else {
-                try convert(path: path, options: options, outputFormat: outputFormat)
+                try convert(path: path, options: options, outputFormat: outputFormat, to: output)
             }
         }
     }
 
-    private func convert(path: String, options: ReadOptions, outputFormat: OutputFormat) throws {
+    /// Converts into `destination` (the output, or its staging file).
+    private func convert(path: String, options: ReadOptions, outputFormat: OutputFormat, to destination: String) throws {
         if pipeline.source == "raw" {
-            try convertRaw(path: path, options: options, outputFormat: outputFormat)
+            try convertRaw(path: path, options: options, outputFormat: outputFormat, to: destination)
         } else {
-            try convertCanonical(path: path, options: options, outputFormat: outputFormat)
+            try convertCanonical(path: path, options: options, outputFormat: outputFormat, to: destination)
         }
     }
 
@@ -92,7 +93,7 @@ struct Convert: ParsableCommand {
     /// directory (same file system, so the move is a rename), keeping its name's ending (`.gz`).
     /// Nil for standard output and for an existing output that is not a regular file (a FIFO, a
     /// device: replacing it would be wrong).
-    private var stagingPath: String? {
+    private func stagingPath() -> String? {
         guard output != "-" else { return nil }
         // (A symbolic link is written through, not replaced: it is not a regular file here.)
         if FileManager.default.fileExists(atPath: output), !isRegularFile(output) { return nil }
@@ -103,11 +104,8 @@ struct Convert: ParsableCommand {
         return url.deletingLastPathComponent().appendingPathComponent(".vinyard-\(getpid())-\(url.lastPathComponent)").path
     }
 
-    /// The file the output is written to now.
-    private var writePath: String { stagingPath ?? output }
-
-    private func makeWriter(_ outputFormat: OutputFormat, columns: [String], to path: String? = nil) throws -> any RecordWriter {
-        let sink = try openOutput(path: path ?? writePath)
+    private func makeWriter(_ outputFormat: OutputFormat, columns: [String], to path: String) throws -> any RecordWriter {
+        let sink = try openOutput(path: path)
         // Schema array fields (options, images, vin_model_years) are JSON arrays in JSON output.
         let catalog = pipeline.source == "raw" ? nil : try? pipeline.catalog()
         let arrays = Set((catalog?.schemas.values.map { $0 } ?? []).flatMap { schema in
@@ -126,21 +124,21 @@ struct Convert: ParsableCommand {
     /// each key and counts repeats; the second, over the same input, writes each repeated key's
     /// last record instead, as `import --on-duplicate last` keeps it. Standard output is written
     /// once: the first pass goes to a temporary file, copied out when no key repeats.
-    private func convertCanonical(path: String, options read: ReadOptions, outputFormat: OutputFormat) throws {
+    private func convertCanonical(path: String, options read: ReadOptions, outputFormat: OutputFormat, to destination: String) throws {
         let catalog = try pipeline.catalog()
         let options = try pipeline.pipelineOptions(read: read, catalog: catalog)
         let writer = try rejects.map { try RejectsWriter(path: $0) }
         let spool = output == "-" ? FileManager.default.temporaryDirectory
             .appendingPathComponent("vinyard-convert-\(UUID().uuidString)").path : nil
         defer { if let spool { try? FileManager.default.removeItem(atPath: spool) } }
-        let sink = ConvertSink(rejects: writer) { columns in try makeWriter(outputFormat, columns: columns, to: spool) }
+        let sink = ConvertSink(rejects: writer) { columns in try makeWriter(outputFormat, columns: columns, to: spool ?? destination) }
         var report = try Pipeline(options: options, catalog: catalog)
             .run(inputs: [path], into: sink, progress: pipeline.progressLine())
         let fallback = try catalog.schema(named: "vehicles").fields.map(\.name)
         try sink.finish(emptyColumns: fallback)
         var keptFirst = false
         if !sink.repeatedKeys.isEmpty, path != "-", isRegularFile(path) {
-            let last = ConvertSink(keepingLastOf: sink.repeatedKeys) { columns in try makeWriter(outputFormat, columns: columns) }
+            let last = ConvertSink(keepingLastOf: sink.repeatedKeys) { columns in try makeWriter(outputFormat, columns: columns, to: destination) }
             _ = try Pipeline(options: options, catalog: catalog).run(inputs: [path], into: last, progress: nil)
             try last.finish(emptyColumns: fallback)
         } else {
@@ -168,7 +166,7 @@ struct Convert: ParsableCommand {
         try out.close()
     }
 
-    private func convertRaw(path: String, options: ReadOptions, outputFormat: OutputFormat) throws {
+    private func convertRaw(path: String, options: ReadOptions, outputFormat: OutputFormat, to destination: String) throws {
         var reader = try openInput(path: path, options: options)
         var columns: [String]?
         if outputFormat == .csv {
@@ -184,7 +182,7 @@ struct Convert: ParsableCommand {
         func makeWriter(firstFields: [RawField]) throws -> any RecordWriter {
             var seen = Set<String>()
             let cols = columns ?? firstFields.map(\.name).filter { seen.insert($0).inserted }
-            return try self.makeWriter(outputFormat, columns: cols)
+            return try self.makeWriter(outputFormat, columns: cols, to: destination)
         }
         var written = 0
         var rejected = 0
