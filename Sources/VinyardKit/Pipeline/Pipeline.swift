@@ -142,11 +142,11 @@ public final class Pipeline {
             mappingName = forced
             // A title above the table under a forced source: the first line names no column of
             // it (every row was rejected), so the header is looked for below, as without one.
-            if let header = reader.csvHeader, header.filter({ !$0.isEmpty }).count <= 2,
-                forcedMapper.unmappedKeys(header).count == header.filter({ !$0.isEmpty }).count,
-                let (again, _) = try readBelowPreamble(path, accept: { header -> Bool? in
-                    forcedMapper.unmappedKeys(header).count < header.filter { !$0.isEmpty }.count ? true : nil
-                })
+            func mapsAColumn(_ header: [String]) -> Bool {
+                forcedMapper.unmappedKeys(header).count < header.filter { !$0.isEmpty }.count
+            }
+            if let header = reader.csvHeader, header.filter({ !$0.isEmpty }).count <= 2, !mapsAColumn(header),
+                let (again, _) = try readBelowPreamble(path, accept: { mapsAColumn($0) ? true : nil })
             {
                 reader = again
                 input.warnings.append(Self.preambleWarning(again.csvPreamble))
@@ -587,7 +587,7 @@ final class RecordChecker {
             record.findings.append(
                 Finding(
                     .vinMakeMismatch, .warning, field: "make",
-                    message: "make is '\(declared)' but the VIN's manufacturer code \(Self.manufacturerCode(vin)) belongs to "
+                    message: "make is '\(declared)' but the VIN's manufacturer code \(vin.withUTF8Bytes { VINDecoder.manufacturerCode($0) }) belongs to "
                         + "\(decoded); check the make or the VIN",
                     input: record.provenance.input, line: record.provenance.line, element: record.provenance.index))
         }
@@ -610,14 +610,6 @@ final class RecordChecker {
         }
     }
 
-    /// The WMI as written in messages: positions 1-3, and 12-14 for a small maker's code
-    /// (position 3 is 9).
-    static func manufacturerCode(_ vin: String) -> String {
-        let b = Array(vin.utf8)
-        guard b.count == 17, b[2] == UInt8(ascii: "9") else { return String(vin.prefix(3)) }
-        return String(decoding: b[0..<3] + b[11..<14], as: UTF8.self)
-    }
-
     private static func integer(_ value: FieldValue?) -> Int64? {
         switch value {
         case .integer(let i)?: i
@@ -630,7 +622,7 @@ final class RecordChecker {
     private func makeMatches(declared: String, decoded: String, vin: String) -> Bool {
         if declared == decoded { return true }
         // The answer depends on the declared and decoded makes and the WMI (3 or 6 characters).
-        let key = MakeMatchKey(declared: declared, decoded: decoded, prefix: Self.manufacturerCode(vin))
+        let key = MakeMatchKey(declared: declared, decoded: decoded, prefix: vin.withUTF8Bytes { VINDecoder.manufacturerCode($0) })
         if let cached = makeMatchCache[key] { return cached ?? true }
         let result: Bool? =
             Schema.fold(declared) == Schema.fold(decoded) ? true : VINDecoder.makeMatches(declared: declared, vin: vin)

@@ -306,7 +306,7 @@ public enum VINEngine {
             if illegal.isEmpty && analysis.wmi == nil {
                 // A small maker's code (position 3 is 9) goes on at positions 12-14.
                 let small = bytes.count == 17 && bytes[2] == UInt8(ascii: "9")
-                let wmi = String(decoding: bytes[0..<3] + (small ? bytes[11..<14] : []), as: UTF8.self)
+                let wmi = VINDecoder.manufacturerCode(bytes)
                 add(
                     .vinWMIUnknown, .warning,
                     "manufacturer code \(wmi) is not in the offline WMI table; check "

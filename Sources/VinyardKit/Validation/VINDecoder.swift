@@ -12,15 +12,18 @@ public enum VINDecoder {
 
     /// The ISO 3780 region of a VIN's first character.
     public static func region(forFirstCharacter c: Character) -> String? {
-        switch c {
-        case "1"..."5": "North America"
-        case "6", "7": "Oceania"
-        case "8", "9", "0": "South America"
-        case "A"..."H": "Africa"
-        case "O", "Q": nil  // never a VIN's first character, as I is not
-        case "J"..."R": "Asia"
-        case "S"..."Z": "Europe"
-        default: nil
+        c.asciiValue.flatMap(region(forFirstByte:))
+    }
+
+    /// The manufacturer code as a message names it: positions 1-3, and 12-14 after them for a
+    /// small maker's code (position 3 is 9).
+    static func manufacturerCode<C: RandomAccessCollection>(_ b: C) -> String where C.Element == UInt8, C.Index == Int {
+        let small = b.count == 17 && b[b.startIndex + 2] == UInt8(ascii: "9")
+        let n = small ? 6 : min(3, b.count)
+        // In place, no array: the make cross-check names the code for its cache on every row.
+        return String(unsafeUninitializedCapacity: n) { out in
+            for k in 0..<n { out[k] = b[b.startIndex + (k < 3 ? k : k + 8)] }
+            return n
         }
     }
 
