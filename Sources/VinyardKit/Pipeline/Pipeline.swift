@@ -591,7 +591,11 @@ final class RecordChecker {
                         + "\(decoded); check the make or the VIN",
                     input: record.provenance.input, line: record.provenance.line, element: record.provenance.index))
         }
+        // Not where the check digit is optional and wrong (a warning on a valid VIN): that maker
+        // does not follow 49 CFR 565 there, and position 10 need not be a year (`WDD2040081A167295`,
+        // a European C-Class of 2008-2014, reads 2001).
         if let i = known.modelYear, let declared = Self.integer(record.values[i]),
+            !check.findings.contains(where: { $0.code == .vinCheckDigit }),
             // Position 10 as the check read it (a valid VIN has 17 characters).
             let code = Optional(check.yearCode), code != 0, let base = VINDecoder.yearBase(code),
             !(declared >= Int64(base) && (declared - Int64(base)) % 30 == 0

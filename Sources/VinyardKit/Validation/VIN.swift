@@ -267,9 +267,15 @@ public enum VINEngine {
             if let digit {
                 analysis.expectedCheckDigit = Character(Unicode.Scalar(digit))
                 if bytes[8] != digit {
-                    // Where a single common typo explains the wrong digit, also where the digit
-                    // is only a warning (DESIGN.md "Validation").
-                    let suggestion = repair(bytes, requireCheckDigit: true, requireMandatoryRegion: mandatory)
+                    // Where a single common typo explains the wrong digit (DESIGN.md "Validation"):
+                    // where the digit is mandatory, and on Japanese and Korean VINs, whose makers
+                    // compute it for the North American market. Elsewhere (Europe, South America,
+                    // India, ...) a wrong digit is usually one the maker never computed, and a
+                    // substitution that happens to fit is no typo: an audit of real VINs got 7
+                    // suggestions there, all wrong (`WVWZZZ3CZFE824021`, VW's Z filler, became `…3C2…`).
+                    let suggestion =
+                        mandatory || VINDecoder.computesCheckDigitForExport(bytes)
+                        ? repair(bytes, requireCheckDigit: true, requireMandatoryRegion: mandatory) : nil
                     var message = "check digit is \(Character(Unicode.Scalar(bytes[8]))), expected \(Character(Unicode.Scalar(digit)))"
                     if let suggestion {
                         message += "; probable VIN \(suggestion)"

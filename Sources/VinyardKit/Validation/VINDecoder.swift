@@ -27,24 +27,38 @@ public enum VINDecoder {
         }
     }
 
-    /// True where the check digit is mandatory: North America (1-5, and 7F-70, assigned to the US) and
-    /// China (L).
+    /// True where the check digit is mandatory: North America (1-5, and 7, assigned to the US) and
+    /// China (L, and H since SAE assigned it to China).
     static func checkDigitMandatory(_ b: [UInt8]) -> Bool {
         guard let first = b.first else { return false }
-        if first >= UInt8(ascii: "1") && first <= UInt8(ascii: "5") { return true }
-        if first == UInt8(ascii: "L") { return true }
-        if first == UInt8(ascii: "7"), b.count > 1, VINCountries.country(first, b[1]) == "United States" { return true }
-        return false
+        return mandatoryFirst(first)
+    }
+
+    /// A first character of the regions where the check digit is mandatory.
+    @inline(__always)
+    static func mandatoryFirst(_ first: UInt8) -> Bool {
+        (first >= UInt8(ascii: "1") && first <= UInt8(ascii: "5")) || first == UInt8(ascii: "7") || isChinese(first)
+    }
+
+    /// A first character assigned to China: L, and H (SAE's newer allocation).
+    @inline(__always)
+    static func isChinese(_ first: UInt8) -> Bool { first == UInt8(ascii: "L") || first == UInt8(ascii: "H") }
+
+    /// Japanese (J) and Korean (KL-KR) VINs: their makers compute the check digit for the North
+    /// American market, where it is mandatory, and a VIN of theirs seen with a wrong one is more
+    /// likely mistyped than one whose digit was never computed (as on many European VINs).
+    static func computesCheckDigitForExport<C: RandomAccessCollection>(_ b: C) -> Bool
+    where C.Element == UInt8, C.Index == Int {
+        guard b.count > 1 else { return false }
+        let first = b[b.startIndex], second = b[b.startIndex + 1]
+        return first == UInt8(ascii: "J") || (first == UInt8(ascii: "K") && VINCountries.fastCountry(first, second) == "South Korea")
     }
 
     /// ``checkDigitMandatory(_:)`` over a buffer.
     @inline(__always)
     static func checkDigitMandatory(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = b.first else { return false }
-        if first >= UInt8(ascii: "1") && first <= UInt8(ascii: "5") { return true }
-        if first == UInt8(ascii: "L") { return true }
-        if first == UInt8(ascii: "7"), b.count > 1, VINCountries.fastCountry(first, b[1]) == "United States" { return true }
-        return false
+        return mandatoryFirst(first)
     }
 
     /// Where the model-year code at position 10 is mandatory: the same regions as the check digit.
@@ -106,11 +120,11 @@ public enum VINDecoder {
     /// model code (`WDD20500XKR456789`, a 2019 Mercedes, would read 1989).
     @inline(__always)
     static func bestYear(_ b: UnsafeBufferPointer<UInt8>, latest: Int, candidates: [Int]?, heavy: Bool) -> Int {
-        guard b.count == 17, !heavy, b[0] != UInt8(ascii: "L") else { return latest }
+        guard b.count == 17, !heavy, !isChinese(b[0]) else { return latest }
         if !checkDigitMandatory(b) {
             // Japan (J) and Korea (KL-KR) only: not South America, Africa, India, Turkey, ...,
             // whose position 7 is a model code as in Europe.
-            guard b[0] == UInt8(ascii: "J") || VINCountries.fastCountry(b[0], b[1]) == "South Korea" else { return latest }
+            guard computesCheckDigitForExport(b) else { return latest }
             guard let digit = VINEngine.checkDigitByte(b), digit == b[8], WMITable.lookupIndex(b) != nil else { return latest }
         }
         let p7 = b[6]
@@ -276,9 +290,11 @@ public enum VINDecoder {
     static func region(forFirstByte c: UInt8) -> String? {
         switch c {
         case UInt8(ascii: "1")...UInt8(ascii: "5"): "North America"
-        case UInt8(ascii: "6"), UInt8(ascii: "7"): "Oceania"
+        case UInt8(ascii: "7"): "North America"
+        case UInt8(ascii: "6"): "Oceania"
         case UInt8(ascii: "8"), UInt8(ascii: "9"), UInt8(ascii: "0"): "South America"
-        case UInt8(ascii: "A")...UInt8(ascii: "H"): "Africa"
+        case UInt8(ascii: "A")...UInt8(ascii: "G"): "Africa"
+        case UInt8(ascii: "H"): "Asia"
         // (I, O and Q are never a VIN's first character: no region.)
         case UInt8(ascii: "O"), UInt8(ascii: "Q"): nil
         case UInt8(ascii: "J")...UInt8(ascii: "R"): "Asia"

@@ -143,7 +143,14 @@ import Testing
         let mazda = VINEngine.analyze("JM1GJ1W6SE1143959")
         #expect(mazda.suggestion == "JM1GJ1W65E1143959")
         #expect(mazda.findings.first { $0.code == .vinCheckDigit }?.severity == .warning)
-        #expect(VINEngine.analyze("VF1RFB0085B123456").suggestion == "VF1RFB00858123456")
+        // Not on European, South American or Indian VINs, whose makers often never compute the digit:
+        // a substitution that happens to fit is no typo (real VINs from an audit, all suggested wrongly).
+        for vin in ["VF1RFB0085B123456", "WVWZZZ3CZFE824021", "WDB4633461X203172", "92TA92DZXRMC09006", "MD2B65GX9PCF91987", "95VCB1K589M017683"] {
+            let a = VINEngine.analyze(vin, currentYear: 2026)
+            #expect(a.suggestion == nil, "\(vin): \(a.suggestion ?? "")")
+            #expect(a.findings.first { $0.code == .vinCheckDigit }?.severity == .warning, "\(vin)")
+            #expect(a.findings.first { $0.code == .vinCheckDigit }?.message.contains("optional") == true, "\(vin)")
+        }
         // A repair never turns a serial digit at positions 14-17 into a letter: these are wrong
         // check digits, not typos (8 → B would have "fixed" both).
         #expect(VINEngine.analyze("1C4AEHRK0JC000896").suggestion == nil)
@@ -280,6 +287,16 @@ import Testing
         #expect(VINEngine.analyze(VINEngine.withCheckDigit("SALGS2SE0LA000001")).country == "United Kingdom")
         #expect(VINEngine.analyze(VINEngine.withCheckDigit("VF1RFB00X60000001")).make == "Renault")
         #expect(VINDecoder.region(forFirstCharacter: "6") == "Oceania")
+        // SAE's newer allocation: H is China (check digit mandatory), 7 the United States, and
+        // 9X-92 no longer Trinidad and Tobago.
+        let chinese = VINEngine.analyze("HE9XR1C40PS083871", currentYear: 2026)
+        #expect(chinese.country == "China")
+        #expect(chinese.region == "Asia")
+        #expect(chinese.findings.first { $0.code == .vinCheckDigit }?.severity == .error)
+        #expect(VINEngine.analyze("HE9XR1C48PS083871", currentYear: 2026).findings.allSatisfy { $0.code != .vinCheckDigit })
+        #expect(VINEngine.analyze(VINEngine.withCheckDigit("7SAYGDEE0NF000001")).country == "United States")
+        #expect(VINEngine.analyze("92TA92DZXRMC09006", currentYear: 2026).country != "Trinidad and Tobago")
+        #expect(VINEngine.analyze(VINEngine.withCheckDigit("UU1HSDJ0X4G000001")).country == "Romania")
         #expect(VINDecoder.region(forFirstCharacter: "9") == "South America")
         #expect(VINDecoder.region(forFirstCharacter: "A") == "Africa")
         #expect(VINDecoder.region(forFirstCharacter: "L") == "Asia")
