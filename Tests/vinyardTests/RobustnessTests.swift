@@ -93,6 +93,11 @@ func expectCleanExit(_ r: RunResult, _ label: String, sourceLocation: SourceLoca
             #expect(state.count("vehicles") == 0, "\(state)")
             #expect(state.count("import_runs") == 0, "\(state)")
             #expect(state.count("rejects") == 0, "\(state)")
+            // An empty Vinyard database, tables included: export gives the header and nothing else
+            // (it said "no table 'vehicles' to export", exit 64).
+            let export = try runVinyard(["export", "--db", db], timeout: 30)
+            #expect(export.status == 0, "\(export.stderr)")
+            #expect(export.stdout.split(separator: "\n").count == 1 && export.stdout.hasPrefix("vin,"), "\(export.stdout)")
         }
         let next = try runVinyard(["import", small, "--db", db, "--report", "json"], timeout: 60)
         #expect(next.status == 0, "\(next.stderr)")

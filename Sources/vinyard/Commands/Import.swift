@@ -96,11 +96,17 @@ struct Import: ParsableCommand {
 
     /// Opens the database and begins the run. When a failed import that had created the file
     /// removed it while this one waited for the lock, opens the path again (a new file).
-    private func beginImport(options: [String: String]) throws -> (VinyardStore, ImportSession) {
+    private func beginImport(options: [String: String], schemas: [Schema]) throws -> (VinyardStore, ImportSession) {
         var attempts = 0
         while true {
             let store = try VinyardStore(path: db)
             do {
+                // A new database gets its (empty) schema tables before the run, in their own
+                // transaction like the bookkeeping tables: a first load killed mid-way leaves an
+                // empty Vinyard database that `export` and `stats` read, not one without `vehicles`.
+                for schema in schemas where try store.columnNames(of: schema.name).isEmpty {
+                    try store.prepareTable(for: schema)
+                }
                 return (store, try store.beginImport(options: options))
             } catch let error as VinyardError where (error.cause as? StoreError)?.isDatabaseMoved == true && attempts < 5 {
                 attempts += 1
@@ -129,12 +135,13 @@ struct Import: ParsableCommand {
             if let inputFormat = input.inputFormat { recorded["input-format"] = inputFormat }
             if let delimiter = input.delimiter { recorded["delimiter"] = delimiter }
             if let encoding = input.encoding { recorded["encoding"] = encoding }
-            let (store, session) = try beginImport(options: recorded)
+            let schemas = catalog.schemas.values.sorted(by: { $0.name < $1.name })
+            let (store, session) = try beginImport(options: recorded, schemas: schemas)
             interruption.watch(store.connection)
             defer { interruption.watch(nil) }
             // Every schema's table exists after an import, also when all its records were
             // rejected, so `export` and `emissions` find an empty table rather than none.
-            for schema in catalog.schemas.values.sorted(by: { $0.name < $1.name }) {
+            for schema in schemas {
                 try store.prepareTable(for: schema)
             }
             let writer = try rejects.map { try RejectsWriter(path: $0) }
