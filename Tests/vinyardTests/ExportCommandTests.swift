@@ -319,3 +319,73 @@ import VinyardKit
         }
     }
 }
+
+/// `--where` on list and date fields, found by an export audit: a list compared as JSON text
+/// (`vin_model_years>=2017` matched `[1982,2012]`, `=2017` matched nothing), a date-time compared
+/// as text whatever its offset, and a date bound that is no date matching all rows or none.
+@Suite struct ExportListAndDateConditionTests {
+    private func makeDatabase() throws -> (dir: URL, db: String) {
+        let dir = try makeTemporaryDirectory()
+        let db = dir.appendingPathComponent("fleet.db").path
+        let records = dir.appendingPathComponent("records.json")
+        try Data("""
+            [{"id": "a", "make": "Ford", "model": "Transit", "year": 2019, "type": "van", "licensePlate": "A-1",
+              "fuelType": "diesel", "odometer": 1000, "status": "active", "lastSyncDate": "2024-06-30T08:15:00-07:00"},
+             {"id": "b", "make": "Ford", "model": "Transit", "year": 2020, "type": "van", "licensePlate": "B-2",
+              "fuelType": "diesel", "odometer": 2000, "status": "active", "lastSyncDate": "2024-06-30T11:00:00Z"},
+             {"id": "c", "make": "Ford", "model": "Transit", "year": 2021, "type": "van", "licensePlate": "C-3",
+              "fuelType": "diesel", "odometer": 3000, "status": "active", "lastSyncDate": "2024-06-30T13:00:00+02:00"}]
+            """.utf8).write(to: records)
+        let r = try runVinyard(["import", sample("fleet.csv"), records.path, "--db", db])
+        try #require(r.status == 0, "\(r.stderr)")
+        return (dir, db)
+    }
+
+    private func keys(_ db: String, _ conditions: String..., sort: [String] = []) throws -> (status: Int32, keys: [String], stderr: String) {
+        var args = ["export", "--db", db, "--columns", "key"]
+        for c in conditions { args += ["--where", c] }
+        for s in sort { args += ["--sort", s] }
+        let r = try runVinyard(args)
+        return (r.status, Array(r.stdout.split(separator: "\n").dropFirst().map(String.init)), r.stderr)
+    }
+
+    @Test func listFieldsMatchElements() throws {
+        let (dir, db) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // 1FTFW1E57KFA14352 decodes to [1989, 2019]; 1C4PJMAK2CW184491 to [1982, 2012].
+        let equal = try keys(db, "vin_model_years=2019")
+        #expect(equal.status == 0, "\(equal.stderr)")
+        #expect(equal.keys.contains("1FTFW1E57KFA14352") && !equal.keys.contains("1C4PJMAK2CW184491"), "\(equal.keys)")
+        let within = try keys(db, "vin_model_years in 1982,1975")
+        #expect(within.keys.contains("1C4PJMAK2CW184491") && !within.keys.contains("1FTFW1E57KFA14352"), "\(within.keys)")
+        let not = try keys(db, "vin_model_years!=2019")
+        #expect(!not.keys.contains("1FTFW1E57KFA14352") && not.keys.contains("1C4PJMAK2CW184491"), "\(not.keys)")
+        let range = try keys(db, "vin_model_years>=2017")
+        #expect(range.status == 64 && range.stderr.contains("is a list"), "\(range.stderr)")
+    }
+
+    @Test func dateBoundsMustBeDates() throws {
+        let (dir, db) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for bad in ["first_registration>=garbage", "first_registration>=13/2019", "last_sync<yesterday"] {
+            let r = try keys(db, bad)
+            #expect(r.status == 64 && r.stderr.contains("is a date field"), "\(bad): \(r.stderr)")
+        }
+        let year = try keys(db, "first_registration>=2019")
+        #expect(year.status == 0 && year.keys.contains("1FTFW1E57KFA14352"), "\(year.stderr)")
+        #expect(!year.keys.contains("1C4PJMAK2CW184491"))
+    }
+
+    @Test func dateTimesCompareAsInstants() throws {
+        let (dir, db) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // a: 15:15Z, b: 11:00Z, c: 11:00Z+02:00 = 11:00Z.
+        let before = try keys(db, "last_sync<2024-06-30T12:00:00Z")
+        #expect(before.status == 0, "\(before.stderr)")
+        #expect(before.keys == ["fleet-record:b", "fleet-record:c"], "\(before.keys)")
+        let after = try keys(db, "last_sync>2024-06-30T12:00:00Z")
+        #expect(after.keys == ["fleet-record:a"], "\(after.keys)")
+        let sorted = try keys(db, "last_sync~2024", sort: ["last_sync:desc"])
+        #expect(sorted.keys.first == "fleet-record:a", "\(sorted.keys)")
+    }
+}

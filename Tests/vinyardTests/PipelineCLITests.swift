@@ -278,6 +278,14 @@ let allSamples = [
         #expect(report.int("read") == 1 && report.int("inserted") == 1)
     }
 
+    /// Standard input named twice: a usage error (the second '-' read nothing, exit 0).
+    @Test func standardInputTwiceIsUsageError() throws {
+        let csv = "vin,make\n1HGCM82633A004352,Honda\n"
+        let r = try runVinyard(["validate", "-", "-"], stdin: Data(csv.utf8))
+        #expect(r.status == 64, "\(r.stderr)")
+        #expect(r.stderr.contains("more than once"), "\(r.stderr)")
+    }
+
     @Test func unknownShapeIsUsageError() throws {
         let r = try runVinyard(["validate", "-", "--input-format", "csv"], stdin: Data("a,b\n1,2\n".utf8))
         #expect(r.status == 64)

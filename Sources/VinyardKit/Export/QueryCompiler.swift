@@ -26,6 +26,13 @@ extension ExportTable {
                 return "?\(arguments.count)"
             }
             let value = condition.values.first ?? ""
+            if column.kind == .array, let term = try listTerm(c, condition: condition, bind: { value in
+                arguments.append(.text(value.lowercased()))
+                return "?\(arguments.count)"
+            }) {
+                terms.append(term)
+                continue
+            }
             switch condition.op {
             case .equal where value.isEmpty:
                 terms.append("(\(c) IS NULL OR \(c) = '')")
@@ -44,9 +51,25 @@ extension ExportTable {
                 terms.append("\(c) IS NOT \(try bound(value))")
             case .less, .lessOrEqual, .greater, .greaterOrEqual:
                 // A date typed in a format the field reads (`03/2019`, `14.05.2021`) compares as
-                // the ISO text it is stored as (`2019-03`), not as typed.
-                let typed = matcher.map { $0.isDate ? $0.normalized(value) : value } ?? value
-                let term = "\(c) \(condition.op.rawValue) \(try bound(typed))"
+                // the ISO text it is stored as (`2019-03`), not as typed. A value that is no date
+                // is a usage error: compared as text it matched all rows or none, silently.
+                var typed = value
+                if let matcher, matcher.isDate {
+                    guard let date = matcher.rangeBound(value) else {
+                        throw VinyardError(
+                            .usage,
+                            "--where \(condition.field) \(condition.op.rawValue) '\(value)': \(column.name) is a date field; "
+                                + "compare it with a date such as 2019, 2019-03 or 2019-03-15"
+                                + (matcher.isDateTime ? " (or a date-time such as 2024-06-30T12:00:00Z)" : ""))
+                    }
+                    typed = date
+                }
+                // A date-time compares as the instant it stands for, whatever its offset
+                // (`08:15:00-07:00` is after `12:00:00Z`); compared as text it was not.
+                let term =
+                    matcher?.isDateTime == true
+                    ? "julianday(\(c)) \(condition.op.rawValue) julianday(\(try bound(typed)))"
+                    : "\(c) \(condition.op.rawValue) \(try bound(typed))"
                 // Text is greater than every number in SQLite: keep stray text out of numeric ranges.
                 terms.append(column.kind.isNumeric ? "(typeof(\(c)) IN ('integer','real') AND \(term))" : term)
             case .contains:
@@ -67,6 +90,31 @@ extension ExportTable {
         return (terms, arguments)
     }
 
+    /// The term for a condition on a list column (stored as a JSON array): `=`, `!=` and `in` test
+    /// the elements (`vin_model_years=2017` matches `[1987,2017]`, without regard to case), `~`
+    /// searches the text; other operators are a usage error (compared as JSON text, `>=2017`
+    /// matched `[1982,2012]`). Nil for an operator on an empty value, which tests the column.
+    private func listTerm(_ c: String, condition: Condition, bind: (String) -> String) throws -> String? {
+        let elements = "SELECT 1 FROM json_each(CASE WHEN json_valid(\(c)) THEN \(c) END) WHERE vinyard_fold(CAST(value AS TEXT))"
+        let value = condition.values.first ?? ""
+        switch condition.op {
+        case .equal where !value.isEmpty:
+            return "EXISTS(\(elements) = \(bind(value)))"
+        case .notEqual where !value.isEmpty:
+            return "NOT EXISTS(\(elements) = \(bind(value)))"
+        case .in:
+            let values = condition.values.filter { !$0.isEmpty }
+            return "EXISTS(\(elements) IN (\(values.map(bind).joined(separator: ", "))))"
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            throw VinyardError(
+                .usage,
+                "--where \(condition.field) \(condition.op.rawValue) '\(value)': \(condition.field) is a list; "
+                    + "use = or in (an element matches), != (no element matches) or ~ (the text contains)")
+        default:
+            return nil
+        }
+    }
+
     /// Normalizes a `--where` value for a text column of a schema table the way an imported value
     /// of its field is normalized (trimmed; the field's case folding, VIN normalization, synonyms
     /// from the bundled catalog such as `Petrol` → `gasoline` and `bmw` → `BMW`, enum spelling,
@@ -76,18 +124,38 @@ extension ExportTable {
         private let typer: FieldTyper?
         /// True for a date or date-time field (stored as ISO text).
         let isDate: Bool
+        /// True for a date-time field (stored as ISO 8601 text with its offset).
+        let isDateTime: Bool
 
         init(column: Column, schema: Schema?) {
             guard let schema, let index = schema.fieldIndex(named: column.name), let catalog = try? SchemaCatalog.bundled()
             else {
                 typer = nil
                 isDate = false
+                isDateTime = false
                 return
             }
             isDate = [.date, .datetime, .yearmonth, .dateOrYearMonth].contains(schema.fields[index].type)
+            isDateTime = schema.fields[index].type == .datetime
             typer = try? FieldTyper(
                 field: schema.fields[index], index: index, catalog: catalog, decimal: .auto,
                 referenceYear: VINDecoder.currentCalendarYear)
+        }
+
+        /// A date field's bound for `<`, `>`, ...: the value as the field stores it, a year
+        /// (`2019`: ISO text compares by prefix) or a year and month; nil when it is none of these.
+        func rangeBound(_ value: String) -> String? {
+            let trimmed = ValueParser.trimmed(value)
+            if let typer, case .success(.text(let text)) = typer.type(.string(trimmed)) { return text }
+            let b = Array(trimmed.utf8)
+            let digits = { (r: Range<Int>) in b[r].allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
+            if b.count == 4, digits(0..<4) { return trimmed }
+            if b.count == 7, digits(0..<4), b[4] == UInt8(ascii: "-"), digits(5..<7),
+                let month = Int(String(decoding: b[5..<7], as: UTF8.self)), (1...12).contains(month)
+            {
+                return trimmed
+            }
+            return nil
         }
 
         func normalized(_ value: String) -> String {
@@ -128,7 +196,10 @@ extension ExportTable {
         for key in sort {
             let column = try self.column(named: key.field, option: "--sort")
             guard seen.insert(column.name).inserted else { continue }
-            terms.append(quoteIdentifier(column.name) + (key.descending ? " DESC" : ""))
+            // A date-time sorts by the instant it stands for, whatever its offset (as `--where` compares it).
+            let isDateTime = schema.flatMap { s in s.fieldIndex(named: column.name).map { s.fields[$0].type == .datetime } } ?? false
+            let q = quoteIdentifier(column.name), direction = key.descending ? " DESC" : ""
+            terms.append(isDateTime ? "julianday(\(q))\(direction), \(q)\(direction)" : q + direction)
         }
         if !seen.contains(keyColumn) { terms.append(quoteIdentifier(keyColumn)) }
         return terms

@@ -19,8 +19,10 @@ struct Export: ParsableCommand {
             is not a number is an error), boolean fields take true/false. On a text field of \
             vehicles or locations, = != and in normalize the value the way an imported one is \
             (fuel_type=Petrol finds gasoline, make=vw finds Volkswagen, a VIN loses its dashes) \
-            and ignore case; < <= > >= compare text as stored; other tables compare exactly as \
-            typed. 'FIELD=' matches empty or missing values, 'FIELD!=' non-empty ones; != keeps \
+            and ignore case; < <= > >= compare text as stored, a date field's value read as a \
+            date (2019, 2019-03, 03/2019; anything else is an error), a date-time as the instant \
+            it stands for; on list fields (vin_model_years, options) = and in match an element, \
+            != no element; other tables compare exactly as typed. 'FIELD=' matches empty or missing values, 'FIELD!=' non-empty ones; != keeps \
             rows where the field is missing. A value may be quoted: make='Land Rover'. Values \
             are always passed to SQLite as parameters, never as SQL.
 

@@ -21,6 +21,10 @@ struct InputOptions: ParsableArguments {
     /// file in messages and tables as the user wrote it), `..` stays, and `-` is standard input.
     mutating func validate() throws {
         inputs = inputs.map(Self.tidy)
+        // Standard input can be read once: a second '-' read nothing and passed as an empty input.
+        if inputs.filter({ $0 == "-" }).count > 1 {
+            throw ValidationError("'-' (standard input) is given more than once; standard input can be read only once")
+        }
     }
 
     static func tidy(_ path: String) -> String {
