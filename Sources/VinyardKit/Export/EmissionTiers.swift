@@ -103,6 +103,81 @@ public struct EmissionTiers: Sendable, Hashable, CustomStringConvertible {
         return Decimal(string: d.description, locale: Locale(identifier: "en_US_POSIX")) ?? Decimal(d)
     }
 
+    /// The tiers in fixed point, for whole-km readings: nil when a threshold is not a whole number
+    /// of km or a rate has more than 6 decimals (then ``emissions(km:)`` does it in `Decimal`).
+    /// Why: `Decimal` arithmetic and its text took 28% and 21% of an emissions run (perf, 396k
+    /// vehicles: 2.8 s of CPU against 0.6 s for an export of the same columns).
+    func fixedPoint() -> FixedPoint? {
+        var scale = 0
+        for tier in tiers {
+            guard tier.rate.exponent >= -6 else { return nil }
+            scale = max(scale, -Int(tier.rate.exponent))
+        }
+        let unit = Decimal(sign: .plus, exponent: scale, significand: 1)
+        var bands: [(upTo: Int64?, rate: Int64)] = []
+        for tier in tiers {
+            var upTo: Int64?
+            if let t = tier.upTo {
+                // A whole number's text has no point (`5000`); `5000.5` is none.
+                guard t < 1e15, let whole = Int64(t.description) else { return nil }
+                upTo = whole
+            }
+            let scaled = tier.rate * unit
+            guard scaled < 1e12, let rate = Int64(scaled.description) else { return nil }
+            bands.append((upTo, rate))
+        }
+        return FixedPoint(scale: scale, bands: bands)
+    }
+
+    /// Emissions in units of 10^-scale, for whole-km readings.
+    struct FixedPoint {
+        let scale: Int
+        let bands: [(upTo: Int64?, rate: Int64)]
+
+        /// The emissions for `km` in units of 10^-scale; nil when `km` is not a whole number below
+        /// 10^12 or the result overflows.
+        func emissions(km: Double) -> Int64? {
+            guard km == km.rounded(.towardZero), km < 1e12 else { return nil }
+            guard km > 0 else { return 0 }
+            let km = Int64(km)
+            var total: Int64 = 0
+            var lower: Int64 = 0
+            for band in bands {
+                guard km > lower else { break }
+                let upper = band.upTo.map { min($0, km) } ?? km
+                let (part, o1) = (upper - lower).multipliedReportingOverflow(by: band.rate)
+                let (sum, o2) = total.addingReportingOverflow(part)
+                guard !o1, !o2 else { return nil }
+                total = sum
+                guard let next = band.upTo else { break }
+                lower = next
+            }
+            return total
+        }
+
+        /// The text `Decimal` gives the same number: no exponent, no trailing zeros after the point.
+        func text(_ value: Int64) -> String {
+            guard scale > 0 else { return String(value) }
+            var divisor: Int64 = 1
+            for _ in 0..<scale { divisor *= 10 }
+            let whole = value / divisor
+            var fraction = value % divisor
+            guard fraction != 0 else { return String(whole) }
+            var digits = scale
+            while fraction % 10 == 0 {
+                fraction /= 10
+                digits -= 1
+            }
+            let f = String(fraction)
+            return String(whole) + "." + String(repeating: "0", count: digits - f.count) + f
+        }
+
+        /// `value` units of 10^-scale as a `Decimal`.
+        func decimal(_ value: Int64) -> Decimal {
+            Decimal(sign: value < 0 ? .minus : .plus, exponent: -scale, significand: Decimal(value.magnitude))
+        }
+    }
+
     /// `5000:1,*:1.5`.
     public var description: String {
         tiers.map { "\($0.upTo.map { "\($0)" } ?? "*"):\($0.rate)" }.joined(separator: ",")

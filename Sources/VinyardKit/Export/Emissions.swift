@@ -123,18 +123,29 @@ public struct EmissionsCalculator {
         let odometerIndex = shown.count
         let keyIndex = odometerIndex + 1
         var total = Decimal(0)
+        // Whole-km readings are summed in fixed point (`fixedTotal`), the rest in `Decimal`.
+        let fixed = tiers.fixedPoint()
+        var fixedTotal: Int64 = 0
         var rows = 0
         do {
             writer.begin()
             var cells: [EmissionsWriter.Cell] = []
             while try statement.step() {
-                let emissions = tiers.emissions(km: statement.double(odometerIndex))
-                total += emissions
+                let km = statement.double(odometerIndex)
+                let text: String
+                if let fixed, let e = fixed.emissions(km: km), case let (sum, overflow) = fixedTotal.addingReportingOverflow(e), !overflow {
+                    fixedTotal = sum
+                    text = fixed.text(e)
+                } else {
+                    let emissions = tiers.emissions(km: km)
+                    total += emissions
+                    text = "\(emissions)"
+                }
                 cells.removeAll(keepingCapacity: true)
                 var i = 0
                 for column in output {
                     guard let column else {
-                        cells.append(.number("\(emissions)"))
+                        cells.append(.number(text))
                         continue
                     }
                     cells.append(EmissionsWriter.Cell(statement.value(i), kind: column.kind))
@@ -145,7 +156,7 @@ public struct EmissionsCalculator {
                 rows += 1
             }
             summary.vehicles = rows
-            summary.total = total
+            summary.total = total + (fixed?.decimal(fixedTotal) ?? 0)
             try writer.finish(summary)
         } catch let error as StoreError {
             try? sink.close()
@@ -327,15 +338,30 @@ struct EmissionsWriter {
 
     private mutating func appendTextLine(_ cells: [String]) {
         var line = ""
+        line.reserveCapacity(160)
         for (i, cell) in cells.enumerated() {
-            var text = cell
+            // One line per vehicle: a line break or tab inside a cell shows as a space.
+            var text = cell.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0x09 })
+                ? String(cell.map { $0 == "\n" || $0 == "\r\n" || $0 == "\r" || $0 == "\t" ? " " : $0 }) : cell
+            // Characters on screen: the byte count for ASCII (most cells), else the characters.
+            var count = text.utf8.allSatisfy { $0 < 0x80 } ? text.utf8.count : text.count
             let width = widths[i]
-            if !numeric[i], !wholeColumns.contains(names[i]), text.count > width { text = String(text.prefix(width - 1)) + "…" }
-            let pad = String(repeating: " ", count: max(0, width - text.count))
+            if !numeric[i], !wholeColumns.contains(names[i]), count > width {
+                text = String(text.prefix(width - 1)) + "…"
+                count = width
+            }
+            let pad = max(0, width - count)
             if i > 0 { line += "  " }
-            line += numeric[i] ? pad + text : text + pad
+            if numeric[i] {
+                line.append(contentsOf: repeatElement(" " as Character, count: pad))
+                line += text
+            } else {
+                line += text
+                line.append(contentsOf: repeatElement(" " as Character, count: pad))
+            }
         }
-        while line.last == " " { line.removeLast() }
-        out.append(line + "\n")
+        while line.utf8.last == 0x20 { line.removeLast() }
+        line += "\n"
+        out.append(line)
     }
 }

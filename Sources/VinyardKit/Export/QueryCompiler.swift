@@ -231,6 +231,7 @@ extension ExportTable {
         terms += extraTerms
         var sql = "SELECT " + columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
         sql += " FROM " + quoteIdentifier(name)
+        if try scansInsteadOfKeyIndex(conditions: conditions, limit: limit) { sql += " NOT INDEXED" }
         if !terms.isEmpty { sql += " WHERE " + terms.joined(separator: " AND ") }
         sql += " ORDER BY " + (try orderTerms(sort)).joined(separator: ", ")
         if let limit {
@@ -238,6 +239,22 @@ extension ExportTable {
             sql += " LIMIT ?\(arguments.count)"
         }
         return CompiledQuery(sql: sql, arguments: arguments)
+    }
+
+    /// True when a schema table is read by a scan and SQLite's sorter rather than in key order
+    /// through its key index. Walking the index fetches each row from wherever the import put it:
+    /// on a table larger than the page cache nearly every row reads a 64 KiB page again (a
+    /// 396k-row export made 389k `pread` calls, 5 s of system time); the scan reads each page once
+    /// and the sort runs in bounded memory (the sqlite3 shell on that table: 0.68 s against 2.99 s,
+    /// and 0.76 s against 0.99 s with a cache holding the whole table). The index still serves a
+    /// condition on the key itself and a small `--limit`, which stop early.
+    func scansInsteadOfKeyIndex(conditions: [Condition], limit: Int?) throws -> Bool {
+        guard schema != nil, keyColumn == "_key" else { return false }
+        if let limit, limit <= 10_000 { return false }
+        for condition in conditions where [.equal, .in].contains(condition.op) {
+            if try column(named: condition.field, option: "--where").name == keyColumn { return false }
+        }
+        return true
     }
 
     /// `SELECT count(*) …` over the rows matching `conditions` and `extraTerms`.

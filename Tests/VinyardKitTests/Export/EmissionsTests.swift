@@ -13,6 +13,27 @@ import Testing
         return (sink.text, summary)
     }
 
+    /// The fixed-point path for whole-km readings gives the text and sum `Decimal` gives.
+    @Test(arguments: ["5000:1,*:1.5", "1000:0.125,2500:2,*:1.333333", "1:0,*:0.000001", "10:2,20:0.5,*:0"])
+    func fixedPointAgreesWithDecimal(_ spec: String) throws {
+        let tiers = try EmissionTiers.parse(spec)
+        let fixed = try #require(tiers.fixedPoint())
+        var fixedSum: Int64 = 0
+        var decimalSum = Decimal(0)
+        for km in [0.0, 1, 2, 999, 1000, 1001, 2499, 2500, 2501, 4999, 5000, 5001, 12345, 150_000, 987_654_321, -5] {
+            let e = try #require(fixed.emissions(km: km))
+            let d = tiers.emissions(km: km)
+            #expect(fixed.text(e) == "\(d)", "\(spec) at \(km) km")
+            fixedSum += e
+            decimalSum += d
+        }
+        #expect(fixed.decimal(fixedSum) == decimalSum)
+        // Fractions and thresholds or rates that do not fit go through Decimal.
+        #expect(fixed.emissions(km: 12000.5) == nil)
+        #expect(try EmissionTiers.parse("5000.5:1,*:1.5").fixedPoint() == nil)
+        #expect(try EmissionTiers.parse("5000:1.0000001,*:1.5").fixedPoint() == nil)
+    }
+
     @Test func csvRowsAndTotals() throws {
         let path = try makeExportDatabase()
         let (text, summary) = try run(path)
@@ -70,6 +91,21 @@ import Testing
             #expect(properties?["vin"] as? String == row[0]?.text)
             #expect(properties?["emissions"] is NSNumber)
         }
+    }
+
+    /// One line per vehicle in the text table, also when a cell holds a line break (it split the row).
+    @Test func textTableKeepsOneLinePerVehicle() throws {
+        let path = try makeExportDatabase(vehicles: [
+            TestVehicle(key: "1HGCV1F52MA000123", vin: "1HGCV1F52MA000123", make: "Honda", model: "Accord\nEX-L", km: 6000),
+            TestVehicle(key: "1FTFW1E57KFA14352", vin: "1FTFW1E57KFA14352", make: "Ford", model: "F-150\tXLT", km: 100),
+        ])
+        let (text, _) = try run(path, format: .text)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let rows = lines.filter { $0.hasPrefix("1HGCV1F52MA000123") || $0.hasPrefix("1FTFW1E57KFA14352") }
+        #expect(rows.count == 2, "\(text)")
+        #expect(rows.contains { $0.contains("Accord EX-L") && $0.hasSuffix("6500") }, "\(text)")
+        #expect(rows.contains { $0.contains("F-150 XLT") && $0.hasSuffix("100") }, "\(text)")
+        #expect(!lines.contains { $0.hasPrefix("EX-L") }, "\(text)")
     }
 
     @Test func filtersSortsTiersAndJSON() throws {
