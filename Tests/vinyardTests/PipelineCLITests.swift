@@ -879,3 +879,30 @@ let allSamples = [
         }
     }
 }
+
+/// A named pipe as input is read once: the missing-input check opened and closed it, and the
+/// duplicates' raw-record pass opened it again, each time waiting forever for a writer.
+@Suite struct NamedPipeInputTests {
+    @Test func importReadsANamedPipe() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent("fleet.csv").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let data = try Data(contentsOf: URL(fileURLWithPath: sample("fleet.csv")))
+        // The writer blocks in open until vinyard opens the pipe for reading.
+        let writer = Thread {
+            if let handle = FileHandle(forWritingAtPath: fifo) {
+                handle.write(data)
+                try? handle.close()
+            }
+        }
+        writer.start()
+        let db = dir.appendingPathComponent("fleet.db").path
+        let r = try runVinyard(["import", fifo, "--db", db, "--report", "json"], timeout: 30)
+        #expect(!r.timedOut, "vinyard waited on the named pipe")
+        #expect(r.status == 0, "\(r.stderr)")
+        let direct = try runVinyard(["validate", sample("fleet.csv"), "--report", "json"], timeout: 30)
+        #expect(try ParsedReport(r).int("inserted") == ParsedReport(direct).int("inserted"))
+        #expect(try ParsedReport(r).int("duplicates") == 1)
+    }
+}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads inputs of a run again for the raw records at given lines, asked for in ascending line
 /// order per input (one pass over each input at most; it is read only up to the last line asked
 /// for). A store replaces a row within a run after its record has gone by; this gets the record
@@ -29,7 +31,10 @@ public final class RawRecordRereader {
     /// the next one with a value that is the key, or its id part, once spaces, dashes and case
     /// are set aside); nil when there is none or the input cannot be read again.
     public func record(input name: String, line wanted: Int, key: String) throws -> RawRecord? {
-        guard name != "-" else { return nil }
+        // Only a regular file can be read again: a named pipe's second open waited forever for a
+        // writer that had gone (standard input and pipes store the row as it was stored instead).
+        guard name != "-", (try? FileManager.default.attributesOfItem(atPath: name)[.type] as? FileAttributeType) == .typeRegular
+        else { return nil }
         if name != input || wanted < line {
             // A new input (or an earlier line of this one: start over).
             reader = nil

@@ -40,6 +40,21 @@ public final class FileByteSource: ByteSource {
 
     deinit { if ownsDescriptor { close(fd) } }
 
+    /// Fails as ``init(path:)`` would for a missing, unreadable or directory input, without
+    /// reading it. A named pipe is not opened: opening it takes the writer's connection, and
+    /// closing it again left the real read waiting forever for a writer that had gone.
+    public static func check(path: String) throws {
+        guard path != "-" else { return }
+        var info = stat()
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFIFO {
+            guard access(path, R_OK) == 0 else {
+                throw VinyardError(.missingInput, "\(path): cannot open input: \(String(cString: strerror(errno)))")
+            }
+            return
+        }
+        _ = try FileByteSource(path: path)
+    }
+
     /// True when this is a regular file (it can be read twice by opening it again).
     public var isRegularFile: Bool {
         var info = stat()

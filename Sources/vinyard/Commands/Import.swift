@@ -123,7 +123,7 @@ struct Import: ParsableCommand {
             var options = try pipeline.pipelineOptions(read: try input.readOptions(), catalog: catalog)
             options.policy = DuplicatePolicy(rawValue: onDuplicate) ?? .last
             // A missing or unreadable input fails before the database is created or touched.
-            for path in input.inputs where path != "-" { _ = try FileByteSource(path: path) }
+            for path in input.inputs { try FileByteSource.check(path: path) }
             // Every option that changes what is loaded, so a run can be told from (and repeated as) another.
             var recorded = ["on-duplicate": onDuplicate, "strict": String(strict)]
             if let source = pipeline.source { recorded["source"] = source }
