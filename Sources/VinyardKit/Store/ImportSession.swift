@@ -417,10 +417,12 @@ public final class ImportSession {
                 if mergedHash != stored.hash {
                     try rewrite(writer, rowID: rowID, key: key, values: kept, hash: mergedHash, source: stored.source, input: stored.input, line: stored.line)
                 }
-                // The record's own warnings join the row's; the copies an earlier run of the same
-                // input left go first, so re-running it does not pile them up.
-                try removeEarlierFindings(record.findings, table: table, key: key, provenance: provenance)
-                try addFindings(record.findings + conflicts, table: table, key: key, provenance: provenance)
+                // The record's own warnings on what the row took from it join the row's; the
+                // copies an earlier run of the same input left go first, so re-running it does
+                // not pile them up.
+                let taken = mergedFindings(record.findings, stored: stored.values, kept: kept, names: writer.names)
+                try removeEarlierFindings(taken, table: table, key: key, provenance: provenance)
+                try addFindings(taken + conflicts, table: table, key: key, provenance: provenance)
                 finalHash = mergedHash
             }
             if let seen {
@@ -484,7 +486,8 @@ public final class ImportSession {
             try writer.markSeen(rowID, prevHash: stored.hash, changed: changed)
             if !changed { return WriteResult(outcome: .unchanged, conflicts: conflicts) }
             try rewrite(writer, rowID: rowID, key: key, values: kept, hash: keptHash, source: stored.source, input: stored.input, line: stored.line)
-            try addFindings(record.findings.filter { $0.severity == .warning }, table: table, key: key, provenance: provenance)
+            let taken = mergedFindings(record.findings, stored: stored.values, kept: kept, names: writer.names)
+            try addFindings(taken.filter { $0.severity == .warning }, table: table, key: key, provenance: provenance)
             return WriteResult(outcome: .updated, conflicts: conflicts)
         }
     }
@@ -662,6 +665,20 @@ public final class ImportSession {
         case nil: true
         case .text(let s): s.isEmpty
         default: false
+        }
+    }
+
+    /// A merged record's own findings that belong on the row: those on a field it filled (empty
+    /// in the row, now the record's value), and those on no schema field when it filled one. A
+    /// warning on a value that was not taken (`vin.make_mismatch` on a make the row kept from an
+    /// earlier record) stays with the record in `duplicates` only.
+    private func mergedFindings(_ findings: [Finding], stored: [FieldValue?], kept: [FieldValue?], names: [String]) -> [Finding] {
+        guard !findings.isEmpty else { return [] }
+        let filled = stored.indices.map { isEmpty(stored[$0]) && !isEmpty(kept[$0]) }
+        let anyFilled = filled.contains(true)
+        return findings.filter { finding in
+            guard let field = finding.field, let i = names.firstIndex(of: field), i < filled.count else { return anyFilled }
+            return filled[i]
         }
     }
 

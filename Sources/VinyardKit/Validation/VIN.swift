@@ -272,10 +272,16 @@ public enum VINEngine {
                     // compute it for the North American market. Elsewhere (Europe, South America,
                     // India, ...) a wrong digit is usually one the maker never computed, and a
                     // substitution that happens to fit is no typo: an audit of real VINs got 7
-                    // suggestions there, all wrong (`WVWZZZ3CZFE824021`, VW's Z filler, became `…3C2…`).
-                    let suggestion =
-                        mandatory || VINDecoder.computesCheckDigitForExport(bytes)
-                        ? repair(bytes, requireCheckDigit: true, requireMandatoryRegion: mandatory) : nil
+                    // suggestions there, all wrong (`WVWZZZ3CZFE824021`, VW's Z filler, became
+                    // `…3C2…`). There only a letter in the serial's last four positions, which ISO
+                    // 3779 makes digits, is taken for the typo (`WBA8E9G52HNU1Z345`).
+                    var suggestion = repair(bytes, requireCheckDigit: true, requireMandatoryRegion: mandatory)
+                    if !mandatory, !VINDecoder.computesCheckDigitForExport(bytes), let s = suggestion {
+                        let serialLetterFixed = zip(bytes, s.utf8).enumerated().allSatisfy { i, pair in
+                            pair.0 == pair.1 || (i >= 13 && pair.0 >= UInt8(ascii: "A"))
+                        }
+                        if !serialLetterFixed { suggestion = nil }
+                    }
                     var message = "check digit is \(Character(Unicode.Scalar(bytes[8]))), expected \(Character(Unicode.Scalar(digit)))"
                     if let suggestion {
                         message += "; probable VIN \(suggestion)"

@@ -144,7 +144,9 @@ import Testing
         #expect(mazda.suggestion == "JM1GJ1W65E1143959")
         #expect(mazda.findings.first { $0.code == .vinCheckDigit }?.severity == .warning)
         // Not on European, South American or Indian VINs, whose makers often never compute the digit:
-        // a substitution that happens to fit is no typo (real VINs from an audit, all suggested wrongly).
+        // a substitution that happens to fit is no typo (real VINs from an audit, all suggested wrongly),
+        // unless it turns a letter in the serial's last four positions (digits by ISO 3779) into a digit.
+        #expect(VINEngine.analyze("WBA8E9G52HNU1Z345", currentYear: 2026).suggestion == "WBA8E9G52HNU12345")
         for vin in ["VF1RFB0085B123456", "WVWZZZ3CZFE824021", "WDB4633461X203172", "92TA92DZXRMC09006", "MD2B65GX9PCF91987", "95VCB1K589M017683"] {
             let a = VINEngine.analyze(vin, currentYear: 2026)
             #expect(a.suggestion == nil, "\(vin): \(a.suggestion ?? "")")
