@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VinyardKit
 
 /// Under `--on-duplicate merge`, a later record's warnings join the row only for what the row
 /// took from it (found by audit: a `vin.make_mismatch` on a make the row did not take was listed
@@ -42,5 +43,46 @@ import Testing
             oneRun: oneRun)
         #expect(r.make == "Ford")
         #expect(r.findings.contains { $0.hasPrefix("vin.make_mismatch") }, "\(r.findings)")
+    }
+}
+
+/// Re-importing an input that holds a key twice with different values (the later line wins)
+/// changes nothing: the row's first occurrence rewrote it and the later one put it back, which
+/// stamped the row with the new run and left a `replaced` entry for a row that was never
+/// replaced (found by audit).
+@Suite struct NetUnchangedReimportTests {
+    private func dump(_ db: String, _ sql: String) throws -> [String] {
+        let connection = try Connection(path: db, mode: .readOnly)
+        let statement = try connection.prepare(sql)
+        var rows: [String] = []
+        while try statement.step() {
+            rows.append((0..<statement.columnCount).map { statement.text($0) ?? "NULL" }.joined(separator: "|"))
+        }
+        return rows
+    }
+
+    @Test func reimportLeavesRowsAsTheyWere() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = "VIN,Make,Model,Odometer\n1FTFW1E57KFA14352,Ford,F-150,1000\n1FTFW1E57KFA14352,Ford,F-150,2000\n"
+            + "1HGCV1F52MA000123,Honda,Accord,500\n"
+        let first = try Review12Tests.write(csv, "x1.csv", in: dir)
+        let copy = try Review12Tests.write(csv, "x2.csv", in: dir)
+        let db = dir.appendingPathComponent("x.db").path
+        _ = try Review12Tests.importJSON([first, "--db", db])
+        let rows = "SELECT * FROM vehicles ORDER BY _key"
+        let before = try dump(db, rows)
+        Thread.sleep(forTimeInterval: 0.01)  // a later `_updated_at` if the row were stamped again
+        let again = try Review12Tests.importJSON([first, "--db", db])
+        #expect(again["unchanged"] as? Int == 2 && again["updated"] as? Int == 0, "\(again)")
+        #expect(try dump(db, rows) == before)
+        // The same records under another name: the rows now stand for its lines, their values and
+        // run stamps stay, and the only new entry is the copy's own replaced line 2.
+        _ = try Review12Tests.importJSON([copy, "--db", db])
+        let moved = try dump(db, "SELECT _run_id, _updated_at, odometer_km, _input, _line FROM vehicles ORDER BY _key")
+        #expect(moved.count == 2 && moved.allSatisfy { $0.hasPrefix("1|") && $0.contains("/x2.csv|") }, "\(moved)")
+        let entries = try dump(db, "SELECT action, input, line FROM duplicates ORDER BY id")
+            .map { $0.replacingOccurrences(of: dir.path + "/", with: "") }
+        #expect(entries == ["replaced|x1.csv|2", "replaced|x2.csv|2"], "\(entries)")
     }
 }

@@ -449,6 +449,7 @@ public final class ImportSession {
             let changed = hash != stored.hash
             try writer.markSeen(rowID, prevHash: stored.hash, changed: changed)
             if !changed { return WriteResult(outcome: .unchanged) }
+            var replaced: (id: Int64, raw: String)?
             if losesValues(stored.values, values) {
                 // Values the update overwrites or empties are kept: the stored row goes to
                 // `duplicates` (`replaced`, with its findings), so nothing is lost. With `last` a
@@ -457,10 +458,14 @@ public final class ImportSession {
                 let replacedFindings = try findings(table: table, key: key)
                 let replacedRaw = StoreJSON.values(stored.values, names: writer.names)
                 try removeEarlier(table: table, key: key, input: stored.input, line: stored.line, action: "replaced", raw: replacedRaw)
+                let replacesAnEarlierEntry = connection.changes > 0
                 try addDuplicate(
                     table: table, key: key, input: stored.input, line: stored.line, action: "replaced",
                     raw: replacedRaw, findings: replacedFindings)  // `raw` holds the stored values: not twice
+                // (An entry that took an earlier run's place stays, whatever happens to the row.)
+                if !replacesAnEarlierEntry { replaced = (connection.lastInsertRowID, replacedRaw) }
             }
+            try writer.noteRewrite(rowID, stored: stored, replaced: replaced)
             // The record may be one an earlier run replaced: it is the row again, not a duplicate.
             try removeEarlier(
                 table: table, key: key, provenance: provenance, action: "replaced", raw: StoreJSON.values(values, names: writer.names))
@@ -580,6 +585,7 @@ public final class ImportSession {
                 .text(Self.countsJSON(findingCounts)), .real(elapsed), .text(status),
             ])
             for writer in tables.values {
+                try writer.restoreNetUnchanged(duplicates: "duplicates")
                 try writer.restoreKeyIndex()
                 try connection.execute("DELETE FROM \(writer.seenTable)")
             }

@@ -30,6 +30,11 @@ final class TableWriter {
     /// The temporary table of rows from earlier runs met in this run (by rowid), with the hash
     /// they had before the run.
     let seenTable: String
+    /// The temporary table of rows from earlier runs that this run rewrote, with the `_run_id`
+    /// and `_updated_at` they had and the `duplicates` entry the rewrite added: where a later
+    /// record of the run puts the row back as it was, ``restoreNetUnchanged(duplicates:)`` undoes both.
+    let rewrittenTable: String
+    private let noteRewritten: Statement
     /// True when the last write met an existing key: the next write looks the key up before
     /// trying to insert (re-imports are mostly existing keys, first imports mostly new ones).
     var lastConflicted = false
@@ -85,7 +90,7 @@ final class TableWriter {
         update = try connection.prepare(
             "UPDATE \(table) SET \(sets.joined(separator: ",")) WHERE rowid=?\(n + 8)", persistent: true)
         select = try connection.prepare(
-            "SELECT \(fieldColumns.joined(separator: ",")),\"_run_id\",\"_hash\",\"_input\",\"_line\",\"_source\" "
+            "SELECT \(fieldColumns.joined(separator: ",")),\"_run_id\",\"_hash\",\"_input\",\"_line\",\"_source\",\"_updated_at\" "
                 + "FROM \(table) WHERE rowid=?1", persistent: true)
         probe = try connection.prepare(
             "SELECT rowid, \"_run_id\", \"_hash\", \"_input\", \"_line\" FROM \(table) WHERE \"_key\"=?1",
@@ -103,6 +108,16 @@ final class TableWriter {
             "INSERT OR REPLACE INTO \(seenTable)(row, prev_hash, changed) VALUES(?1, ?2, ?3)", persistent: true)
         checkSeen = try connection.prepare(
             "SELECT prev_hash, changed FROM \(seenTable) WHERE row=?1", persistent: true)
+        rewrittenTable = "temp.vinyard_rewritten_\(ordinal)"
+        try connection.execute(
+            """
+            CREATE TABLE IF NOT EXISTS \(rewrittenTable)(row INTEGER PRIMARY KEY, run_id INTEGER NOT NULL,
+              updated_at TEXT, replaced_id INTEGER, replaced_raw TEXT);
+            DELETE FROM \(rewrittenTable);
+            """)
+        noteRewritten = try connection.prepare(
+            "INSERT OR IGNORE INTO \(rewrittenTable)(row, run_id, updated_at, replaced_id, replaced_raw) VALUES(?1, ?2, ?3, ?4, ?5)",
+            persistent: true)
         for statement in [insert, update] {
             try statement.bind(runID, at: n + 5)
             try statement.bind(timestamp, at: n + 7)
@@ -360,7 +375,50 @@ final class TableWriter {
         for i in 0..<n { values.append(readValue(select, i, field: i)) }
         return StoredRow(
             values: values, runID: select.int64(n), hash: select.int64(n + 1), input: select.text(n + 2),
-            line: select.isNull(n + 3) ? nil : Int(select.int64(n + 3)), source: select.text(n + 4))
+            line: select.isNull(n + 3) ? nil : Int(select.int64(n + 3)), source: select.text(n + 4),
+            updatedAt: select.text(n + 5))
+    }
+
+    /// Notes that this run rewrites a row an earlier run stored (the first time only), with the
+    /// row's `_run_id` and `_updated_at` and the id and `raw` of the `replaced` entry the rewrite added.
+    func noteRewrite(_ rowID: Int64, stored: StoredRow, replaced: (id: Int64, raw: String)?) throws(StoreError) {
+        noteRewritten.reset()
+        defer { noteRewritten.reset() }
+        try noteRewritten.bind(rowID, at: 1)
+        try noteRewritten.bind(stored.runID, at: 2)
+        try noteRewritten.bind(stored.updatedAt, at: 3)
+        if let replaced {
+            try noteRewritten.bind(replaced.id, at: 4)
+            try noteRewritten.bind(replaced.raw, at: 5)
+        } else {
+            try noteRewritten.bindNull(at: 4)
+            try noteRewritten.bindNull(at: 5)
+        }
+        try noteRewritten.step()
+    }
+
+    /// Rows this run rewrote and a later record put back as they were before the run (a key
+    /// twice in an input with different values, read again): they get their `_run_id` and
+    /// `_updated_at` back, and the `replaced` entry of their passing rewrite goes (if a later
+    /// step has not taken it away already; its id may then be another entry's), so a re-import
+    /// of the same input changes nothing (it had stamped such rows as this run's).
+    func restoreNetUnchanged(duplicates: String) throws(StoreError) {
+        let table = quoteIdentifier(schema.name)
+        let back = """
+            SELECT w.row FROM \(rewrittenTable) w JOIN \(seenTable) s ON s.row = w.row \
+            JOIN \(table) t ON t.rowid = w.row WHERE t."_hash" = s.prev_hash
+            """
+        try connection.execute(
+            """
+            DELETE FROM \(duplicates) WHERE id IN (
+              SELECT d.id FROM \(rewrittenTable) w JOIN \(duplicates) d ON d.id = w.replaced_id AND d.raw = w.replaced_raw
+              WHERE w.row IN (\(back)));
+            UPDATE \(table) SET
+              "_run_id" = (SELECT run_id FROM \(rewrittenTable) w WHERE w.row = \(table).rowid),
+              "_updated_at" = coalesce((SELECT updated_at FROM \(rewrittenTable) w WHERE w.row = \(table).rowid), "_updated_at")
+              WHERE rowid IN (\(back));
+            DELETE FROM \(rewrittenTable);
+            """)
     }
 }
 
@@ -372,6 +430,7 @@ struct StoredRow {
     var input: String?
     var line: Int?
     var source: String?
+    var updatedAt: String?
 }
 
 /// The hash of a row's values that tells changed rows from unchanged ones, and the check that
