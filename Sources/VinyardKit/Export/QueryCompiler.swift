@@ -198,7 +198,10 @@ extension ExportTable {
             guard seen.insert(column.name).inserted else { continue }
             // A date-time sorts by the instant it stands for, whatever its offset (as `--where` compares it).
             let isDateTime = schema.flatMap { s in s.fieldIndex(named: column.name).map { s.fields[$0].type == .datetime } } ?? false
-            let q = quoteIdentifier(column.name), direction = key.descending ? " DESC" : ""
+            // Missing values last in either direction, as analysts' tools put them (SQLite puts
+            // NULL first in an ascending sort: `--sort odometer_km` began with every vehicle
+            // without a reading).
+            let q = quoteIdentifier(column.name), direction = (key.descending ? " DESC" : "") + " NULLS LAST"
             terms.append(isDateTime ? "julianday(\(q))\(direction), \(q)\(direction)" : q + direction)
         }
         if !seen.contains(keyColumn) { terms.append(quoteIdentifier(keyColumn)) }

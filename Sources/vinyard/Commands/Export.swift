@@ -9,7 +9,8 @@ struct Export: ParsableCommand {
         discussion: """
             Tables: vehicles (default), locations and other schema tables, and rejects, findings, \
             duplicates, import_runs. Rows are sorted by key (_key for schema tables, id for the \
-            others) unless --sort says otherwise; the key always breaks ties.
+            others) unless --sort says otherwise (missing values last, ascending or descending); \
+            the key always breaks ties.
 
             --where 'FIELD OP VALUE' is one argument, spaces optional, repeatable (conditions are \
             ANDed). OP: = != < <= > >= , ~ (case-insensitive contains; % and _ are literal), \

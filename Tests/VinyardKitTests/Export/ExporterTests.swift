@@ -99,11 +99,13 @@ import Testing
         #expect(try exportedKeys(path, ["model>5"]) == expected)
     }
 
+    /// Missing values sort last in either direction.
     @Test(arguments: [
-        (["make"], "make, _key"),
-        (["odometer:desc"], "odometer_km DESC, _key"),
-        (["year:desc", "make"], "model_year DESC, make, _key"),
-        (["car_type", "lat:desc"], "body_class, latitude DESC, _key"),
+        (["make"], "make NULLS LAST, _key"),
+        (["odometer:desc"], "odometer_km DESC NULLS LAST, _key"),
+        (["year:desc", "make"], "model_year DESC NULLS LAST, make NULLS LAST, _key"),
+        (["car_type", "lat:desc"], "body_class NULLS LAST, latitude DESC NULLS LAST, _key"),
+        (["lat"], "latitude NULLS LAST, _key"),
         ([], "_key"),
     ])
     func sortsMatchIndependentSQL(_ sort: [String], _ order: String) throws {
@@ -160,7 +162,11 @@ import Testing
         let path = try makeExportDatabase()
         let (text, summary) = try export(path, ExportQuery(sort: [SortKey(field: "vin")], columns: ["vin", "year"], limit: 3), format: .jsonl)
         #expect(summary.rows == 3)
-        #expect(text == "{\"vin\":null,\"model_year\":2018}\n{\"vin\":\"1FTFW1E57KFA14352\",\"model_year\":2019}\n{\"vin\":\"1HGCV1F52MA000123\",\"model_year\":2021}\n")
+        // The vehicle without a VIN sorts last.
+        #expect(text.hasPrefix("{\"vin\":\"1FTFW1E57KFA14352\",\"model_year\":2019}\n{\"vin\":\"1HGCV1F52MA000123\",\"model_year\":2021}\n"))
+        #expect(!text.contains("\"vin\":null"))
+        let last = try export(path, ExportQuery(sort: [SortKey(field: "vin", descending: true)], columns: ["vin"]), format: .jsonl).text
+        #expect(last.hasSuffix("{\"vin\":null}\n"), "\(last)")
     }
 
     @Test func geoJSON() throws {
