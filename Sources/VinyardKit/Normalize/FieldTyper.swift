@@ -223,7 +223,7 @@ final class FieldTyper {
     private func wholeNumber(converting value: Double, by factor: Double, _ text: String) -> TypedValue {
         let converted = (value * factor).rounded()
         guard abs(converted) < 9.2e18 else { return .failure(numberFailure(.tooLarge, text, whole: true)) }
-        if let f = rangeFinding(converted, text) { return .failure(f) }
+        if let f = rangeFinding(converted, text, converted: factor != 1) { return .failure(f) }
         return .success(.integer(Int64(converted)))
     }
 
@@ -254,7 +254,7 @@ final class FieldTyper {
         case .success(var d):
             // Converted to 4 decimals: 150 hp is 111.855 kW, not 111.85498079999999.
             if let unitFactor { d = (d * unitFactor * 10_000).rounded() / 10_000 }
-            if let f = rangeFinding(d, text) { return .failure(f) }
+            if let f = rangeFinding(d, text, converted: unitFactor != nil) { return .failure(f) }
             return .success(.real(d))
         }
     }
@@ -363,12 +363,15 @@ final class FieldTyper {
 
     // MARK: Helpers
 
-    private func rangeFinding(_ value: Double, _ text: String) -> Finding? {
+    /// - Parameter converted: true when `value` was converted from another unit: the message
+    ///   gives it beside the text as written (`'3200000' (5149901 km) is above the maximum 5000000`).
+    private func rangeFinding(_ value: Double, _ text: String, converted: Bool = false) -> Finding? {
+        let shown = converted ? "(\(FieldValue.format(value))\(field.unit.map { " \($0)" } ?? "")) " : ""
         if let minimum, value < minimum {
-            return finding(.fieldRange, text, "is below the minimum \(FieldValue.format(minimum))\(rangeText); check the value")
+            return finding(.fieldRange, text, "\(shown)is below the minimum \(FieldValue.format(minimum))\(rangeText); check the value")
         }
         if let maximum, value > maximum {
-            return finding(.fieldRange, text, "is above the maximum \(FieldValue.format(maximum))\(rangeText); check the value")
+            return finding(.fieldRange, text, "\(shown)is above the maximum \(FieldValue.format(maximum))\(rangeText); check the value")
         }
         return nil
     }

@@ -203,6 +203,16 @@ public final class Mapper {
         if let cached = slotsByName[name] { return cached }
         let folded = Schema.fold(name)
         var result = explicit[folded] ?? []
+        // A unit in the key's brackets is the one its values are in, whatever the mapping's key
+        // says (`Mileage (mi)` matches autoscout's `Mileage (km)`: its miles were stored as km).
+        if !result.isEmpty, let unit = Self.bracketUnit(name) {
+            for i in result.indices {
+                guard case .assign(let f, _, let pattern, let asJSON) = result[i].kind, let target = schema.fields[f].unit,
+                    let factor = Self.conversion(from: unit, to: target)
+                else { continue }
+                result[i].kind = .assign(field: f, unitFactor: factor == 1 ? 0 : factor, pattern: pattern, asJSON: asJSON)
+            }
+        }
         if result.isEmpty, mapping.matchAliases, !ignored.contains(folded), let f = aliases[folded] {
             let factor = Self.bracketUnit(name).flatMap { try? Self.unitFactor(from: $0, to: schema.fields[f].unit, strict: false) }
             // A header that is the field's own name comes before one that is an alias of it

@@ -294,10 +294,10 @@ import Testing
         #expect(r.codes == ["field.type", "field.type"])
         #expect(r.findings.contains { $0.message == "odometer_km '45000 kg' has the unit 'kg', which does not convert into km; write a number in km" })
         #expect(r.findings.contains { $0.message.hasPrefix("power_kw 'abc hp' is not a number") })
-        // Range checks apply after conversion and quote the value as written.
+        // Range checks apply after conversion and quote the value as written, then as converted.
         let big = m.map(csvRecord(["VIN", "Odometer"], ["1HGCV1F52MA000123", "4000000 mi"]))
         #expect(big.codes == ["field.range"])
-        #expect(big.findings.first?.message.hasPrefix("odometer_km '4000000 mi' is above the maximum") == true)
+        #expect(big.findings.first?.message.hasPrefix("odometer_km '4000000 mi' (6437376 km) is above the maximum") == true)
         // A unit alone is not a number; a model name with digits in a unit-less field is untouched.
         #expect(m.map(csvRecord(["VIN", "Odometer"], ["1HGCV1F52MA000123", "km"])).codes == ["field.type"])
     }
@@ -442,6 +442,25 @@ import Testing
         #expect(r.value("accident_free", in: m) == .bool(true))
         #expect(r.value("images", in: m) == .text(#"["https://img.example/1.jpg"]"#))
         #expect(r.value("vin", in: m) == nil)
+    }
+
+    /// The unit in a key's brackets is the values' unit: `Mileage (mi)` matched the mapping's
+    /// `Mileage (km)` and its miles were stored as km (found by audit).
+    @Test func mileageInAnotherUnitIsConverted() throws {
+        let m = try mapper("autoscout")
+        func km(_ key: String) -> FieldValue? {
+            let pairs: [(String, RawValue)] = [("ID", .string("1")), ("Make", .string("VW")), (key, .number("1000"))]
+            return m.map(rawRecord(pairs, input: "autoscout.json")).value("odometer_km", in: m)
+        }
+        #expect(km("Mileage (mi)") == .integer(1609))
+        #expect(km("Mileage (miles)") == .integer(1609))
+        #expect(km("Mileage (km)") == .integer(1000))
+        #expect(km("Mileage (meters)") == .integer(1))
+        // Out of range once converted: the message gives the converted value beside the one written.
+        let pairs: [(String, RawValue)] = [("ID", .string("1")), ("Make", .string("VW")), ("Mileage (mi)", .number("3200000"))]
+        let far = m.map(rawRecord(pairs, input: "autoscout.json"))
+        #expect(far.codes == ["field.range"])
+        #expect(far.findings.first?.message.contains("'3200000' (5149901 km) is above the maximum") == true, "\(far.findings)")
     }
 
     @Test func accidents() throws {
