@@ -10,7 +10,7 @@ public struct VINAnalysis: Sendable, Hashable {
     public var findings: [Finding]
     /// The check digit position 9 should hold; nil when the VIN is not 17 valid characters.
     public var expectedCheckDigit: Character?
-    /// The probable intended VIN when exactly one single common typo (O/0, I/1, Q/0, S/5, B/8, Z/2, G/6)
+    /// The probable intended VIN when exactly one single common typo (O/0, I/1, Q/0, S/5, B/8, Z/2)
     /// makes it fully valid.
     public var suggestion: String?
     /// The ISO 3780 region of position 1 (`North America`, `Europe`, ...).
@@ -156,7 +156,9 @@ public enum VINEngine {
     /// The common one-character typos, both ways.
     static let confusions: [UInt8: [UInt8]] = {
         let pairs: [(Character, Character)] = [
-            ("O", "0"), ("I", "1"), ("Q", "0"), ("S", "5"), ("B", "8"), ("Z", "2"), ("G", "6"),
+            // DESIGN.md's list: no others (G/6 gave `JM16J1W60E1143959` for a Mazda VIN whose only
+            // mistake was its check digit).
+            ("O", "0"), ("I", "1"), ("Q", "0"), ("S", "5"), ("B", "8"), ("Z", "2"),
         ]
         var result: [UInt8: [UInt8]] = [:]
         for (a, b) in pairs {

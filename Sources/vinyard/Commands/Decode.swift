@@ -15,7 +15,7 @@ struct Decode: ParsableCommand {
             code and serial number.
 
             A wrong check digit is an error for North American and Chinese VINs and a warning \
-            elsewhere. When one common typo (O/0, I/1, Q/0, S/5, B/8, Z/2, G/6) explains it, \
+            elsewhere. When one common typo (O/0, I/1, Q/0, S/5, B/8, Z/2) explains it, \
             the probable intended VIN is suggested.
 
             Examples:
