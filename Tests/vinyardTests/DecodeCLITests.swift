@@ -85,3 +85,22 @@ import Testing
         #expect(r.stdout.contains("1M8GDM9AXKP042788"))
     }
 }
+
+/// `decode` edge cases found by audit: an empty VIN is 0 characters long (it was called a
+/// placeholder), and a list cut from a CSV column starts with its header, which is skipped (the
+/// help's own `cut -d, -f1 fleet.csv | vinyard decode -` decoded "VIN" as a European VIN).
+@Suite struct DecodeEdgeTests {
+    @Test func emptyVINIsALengthFinding() throws {
+        let r = try runVinyard(["decode", "--format", "json", ""])
+        let decoded = try #require(JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]])
+        let codes = (decoded.first?["findings"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
+        #expect(codes == ["vin.length"], "\(r.stdout)")
+    }
+
+    @Test func headerOfAListIsSkipped() throws {
+        let r = try runVinyard(["decode", "--format", "json", "-"], stdin: Data("VIN\n1FTFW1E57KFA14352\nvin\n".utf8))
+        let decoded = try #require(JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]])
+        // Only the first line is a header: a later "vin" is an entry (an invalid one).
+        #expect(decoded.compactMap { $0["vin"] as? String } == ["1FTFW1E57KFA14352", "VIN"], "\(r.stdout)")
+    }
+}

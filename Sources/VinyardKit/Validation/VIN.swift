@@ -35,6 +35,10 @@ public struct VINAnalysis: Sendable, Hashable {
 
 /// The VIN engine (ISO 3779): normalization, check digit, validation, typo repair and offline decoding.
 public enum VINEngine {
+    /// True for a name a VIN column goes by in the bundled vehicle schema (`VIN`, `FIN`,
+    /// `Vehicle Identification Number`, …): a header, not a VIN, at the top of a list.
+    public static func isColumnName(_ text: String) -> Bool { JSONReader.isVINName(text) }
+
     /// Transliteration values by ASCII byte; 255 marks a character that is not allowed in a VIN.
     @usableFromInline static let values: [UInt8] = {
         var table = [UInt8](repeating: 255, count: 256)
@@ -393,7 +397,8 @@ public enum VINEngine {
 
     /// Why these bytes are a placeholder rather than a VIN, or nil.
     static func placeholderReason(_ b: [UInt8]) -> String? {
-        guard !b.isEmpty else { return "empty" }
+        // Nothing at all is no placeholder but a VIN of 0 characters (`vin.length`).
+        guard !b.isEmpty else { return nil }
         let text = String(decoding: b, as: UTF8.self)
         for word in ["UNKNOWN", "UNKOWN", "NOVIN", "NONE", "N/A"] where text.hasPrefix(word) {
             return "\(word)"

@@ -48,11 +48,15 @@ struct Decode: ParsableCommand {
             var readingStandardInput = false
             // A byte-order mark (a list saved by a Windows editor) is not part of a VIN.
             let ignored = CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}"))
+            var firstLine = true
             func nextVIN() -> String? {
                 while true {
                     if readingStandardInput {
                         if let line = readLine(strippingNewline: true) {
                             let trimmed = line.trimmingCharacters(in: ignored)
+                            // A column cut from a CSV starts with its header (`cut -d, -f1 fleet.csv`).
+                            defer { if !trimmed.isEmpty { firstLine = false } }
+                            if firstLine, VINEngine.isColumnName(trimmed) { continue }
                             if !trimmed.isEmpty { return trimmed }
                             continue
                         }
