@@ -86,3 +86,30 @@ import VinyardKit
         #expect(entries == ["replaced|x1.csv|2", "replaced|x2.csv|2"], "\(entries)")
     }
 }
+
+/// `validate` finds the `key.conflict`s `import` finds on an empty database (DESIGN.md), also
+/// when the later record leaves fields empty and the differing values are past the 16th filled
+/// field (it compared a byte of the first 16 only: none found here, where import found one).
+@Suite struct ValidateConflictTests {
+    @Test func conflictPastTheSixteenthFieldIsFound() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let header = "vin,make,model,model_year,trim,body_class,vehicle_type,color,fuel_type,transmission,drive_type,doors,"
+            + "power_kw,odometer_km,license_plate,status,first_registration,price,notes"
+        let full = "1FTFW1E57KFA14352,Ford,F-150,2019,XLT,pickup,truck,Blue,gasoline,automatic,4wd,4,290,45210,AB-123,active,2019-03,31000,first"
+        let later = "1FTFW1E57KFA14352,Ford,F-150,2019,,pickup,truck,Blue,gasoline,automatic,4wd,4,290,45210,AB-123,active,2019-03,32000,second"
+        // Many keys, each later record differing in one late field only, to catch 1-in-256 misses too.
+        var lines = [header, full, later]
+        for n in 0..<300 {
+            let vin = VINEngine.withCheckDigit(String(format: "1FTFW1E50KF%06d", n))
+            lines.append("\(vin),Ford,F-150,2019,XLT,pickup,truck,Blue,gasoline,automatic,4wd,4,290,45210,AB-123,active,2019-03,31000,note \(n)")
+            lines.append("\(vin),Ford,F-150,2019,,pickup,truck,Blue,gasoline,automatic,4wd,4,290,45210,AB-123,active,2019-03,31000,note \(n + 1000)")
+        }
+        let input = try Review12Tests.write(lines.joined(separator: "\n") + "\n", "conf.csv", in: dir)
+        let validate = try runVinyard(["validate", input, "--report", "json"])
+        let imported = try runVinyard(["import", input, "--db", dir.appendingPathComponent("c.db").path, "--report", "json"])
+        let v = try ParsedReport(validate), i = try ParsedReport(imported)
+        #expect(i.findings["key.conflict"] == 301, "\(imported.stdout)")
+        #expect(v.findings == i.findings)
+    }
+}

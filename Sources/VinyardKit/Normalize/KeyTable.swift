@@ -3,13 +3,13 @@
 ///
 /// The newest keys live in memory: 256 open-addressing parts chosen by the hash's top byte, each at
 /// most three quarters full and doubled on its own, so growing never holds two copies of the whole
-/// table (48 bytes a slot). When ``liveLimit`` keys are live they move to a ``SortedRunFile`` as
+/// table (64 bytes a slot). When ``liveLimit`` keys are live they move to a ``SortedRunFile`` as
 /// one run (parts in top-byte order, each sorted: the run is sorted without a second copy in
 /// memory), and memory starts over. A key is in exactly one place: an update of a spilled key is
 /// written in place.
 struct KeyTable: Sendable {
     /// Live keys before a spill: 360k keys, about 1,440 a part, stay within 256 parts of 2,048
-    /// slots (48 bytes a slot: 24 MiB; at 1,536 a part on average, half the parts would pass 3/4
+    /// slots (64 bytes a slot: 32 MiB; at 1,536 a part on average, half the parts would pass 3/4
     /// full and double).
     static let defaultLiveLimit = 360 * 1024
 
@@ -102,7 +102,7 @@ struct KeyTable: Sendable {
     }
 
     /// Bytes of a spilled record.
-    static let recordSize = 48
+    static let recordSize = 64
 
     /// A spilled record: key hash, values hash, mask, input, line, fingerprints.
     private static func encode(_ key: UInt64, _ entry: KeyTracker.Entry, into bytes: inout [UInt8]) {
@@ -111,8 +111,7 @@ struct KeyTable: Sendable {
         withUnsafeBytes(of: entry.mask) { bytes.append(contentsOf: $0) }
         withUnsafeBytes(of: entry.input) { bytes.append(contentsOf: $0) }
         withUnsafeBytes(of: entry.line) { bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: entry.fingerprints.0) { bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: entry.fingerprints.1) { bytes.append(contentsOf: $0) }
+        for w in 0..<4 { withUnsafeBytes(of: entry.fingerprints.word(w)) { bytes.append(contentsOf: $0) } }
     }
 
     private static func decode(_ bytes: UnsafeRawBufferPointer) -> KeyTracker.Entry {
@@ -121,10 +120,13 @@ struct KeyTable: Sendable {
             mask: bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self),
             input: bytes.loadUnaligned(fromByteOffset: 24, as: Int32.self),
             line: bytes.loadUnaligned(fromByteOffset: 28, as: Int32.self),
-            fingerprints: (
-                bytes.loadUnaligned(fromByteOffset: 32, as: UInt64.self),
-                bytes.loadUnaligned(fromByteOffset: 40, as: UInt64.self)
-            ))
+            fingerprints: KeyTracker.Fingerprints(
+                words: (
+                    bytes.loadUnaligned(fromByteOffset: 32, as: UInt64.self),
+                    bytes.loadUnaligned(fromByteOffset: 40, as: UInt64.self),
+                    bytes.loadUnaligned(fromByteOffset: 48, as: UInt64.self),
+                    bytes.loadUnaligned(fromByteOffset: 56, as: UInt64.self)
+                )))
     }
 
     private struct Part: Sendable {

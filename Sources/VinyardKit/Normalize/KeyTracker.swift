@@ -1,6 +1,6 @@
 /// Finds duplicate keys within a run without a database (`validate`, `convert`): it keeps a 64-bit
-/// hash of each key with a hash of the record's values, a byte of each of its first filled
-/// fields' hashes, and where the key was first seen, so `validate` counts the duplicates and
+/// hash of each key with a hash of the record's values, 256 bits of fingerprints of its filled
+/// fields' values, and where the key was first seen, so `validate` counts the duplicates and
 /// `key.conflict`s an import into an empty database would (see ``observe(key:signature:input:line:)``).
 ///
 /// - Complexity: O(1) expected per record. Memory is bounded: at most ``KeyTable/defaultLiveLimit``
@@ -13,13 +13,56 @@ public struct KeyTracker: Sendable {
         var mask: UInt64
         var input: Int32
         var line: Int32
-        /// One byte of each filled field's hash, for the first ``fingerprintCount`` fields of
-        /// `mask` in field order (two words: byte `k` is the `k`-th filled field's).
-        var fingerprints: (UInt64, UInt64) = (0, 0)
+        /// The top bits of each filled field's hash, ``Fingerprints/width(filled:)`` bits each,
+        /// the `k`-th filled field (in field order) at bit `k × width`.
+        var fingerprints: Fingerprints = Fingerprints()
     }
 
-    /// Filled fields with a fingerprint per key.
-    static let fingerprintCount = 16
+    /// 256 bits shared by a record's filled fields: 19 bits each for 13 fields (a differing value
+    /// goes unnoticed with odds of 1 in 500,000), 8 each for 32, at least 4 for all 64. It was a
+    /// byte for each of the first 16 only: 1 in 256, and a conflict in a later field was never
+    /// seen (an audit found `validate` reporting none where `import` reported one).
+    struct Fingerprints: Sendable, Equatable {
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+        static func width(filled: Int) -> Int { filled == 0 ? 64 : min(64, 256 / filled) }
+
+        /// The `width` bits at bit `offset` (within one word or across two).
+        func bits(at offset: Int, width: Int) -> UInt64 {
+            let w = offset >> 6, shift = offset & 63
+            var value = word(w) >> UInt64(shift)
+            if shift + width > 64, w < 3 { value |= word(w + 1) << UInt64(64 - shift) }
+            return width == 64 ? value : value & ((1 << UInt64(width)) - 1)
+        }
+
+        mutating func set(_ bits: UInt64, at offset: Int, width: Int) {
+            let w = offset >> 6, shift = offset & 63
+            setWord(w, word(w) | bits << UInt64(shift))
+            if shift + width > 64, w < 3 { setWord(w + 1, word(w + 1) | bits >> UInt64(64 - shift)) }
+        }
+
+        func word(_ i: Int) -> UInt64 {
+            switch i {
+            case 0: words.0
+            case 1: words.1
+            case 2: words.2
+            default: words.3
+            }
+        }
+
+        private mutating func setWord(_ i: Int, _ value: UInt64) {
+            switch i {
+            case 0: words.0 = value
+            case 1: words.1 = value
+            case 2: words.2 = value
+            default: words.3 = value
+            }
+        }
+
+        static func == (a: Self, b: Self) -> Bool {
+            a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
+        }
+    }
 
     /// A record's values as the tracker compares them: a per-field hash (zero for an empty field)
     /// for the fields that count (see ``ConflictRule``).
@@ -40,23 +83,22 @@ public struct KeyTracker: Sendable {
                 return m
             }
         }
-        /// A byte of each field hash within `mask`, in field order, for the first
-        /// ``KeyTracker/fingerprintCount`` of them (see ``Entry/fingerprints``).
-        func fingerprints(within mask: UInt64) -> (UInt64, UInt64) {
+        /// The top bits of each field hash within `mask`, in field order (see ``Entry/fingerprints``).
+        func fingerprints(within mask: UInt64) -> Fingerprints {
             fieldHashes.withUnsafeBufferPointer { hashes in
-                var words: (UInt64, UInt64) = (0, 0)
+                var result = Fingerprints()
+                let width = Fingerprints.width(filled: mask.nonzeroBitCount)
                 var rest = mask
-                var k: UInt64 = 0
-                while rest != 0, k < UInt64(KeyTracker.fingerprintCount) {
+                var k = 0
+                while rest != 0 {
                     let i = rest.trailingZeroBitCount
                     rest &= rest - 1
                     guard i < hashes.count else { break }
-                    // The top byte: the low bit of a text hash is forced to 1.
-                    let byte = hashes[i] >> 56
-                    if k < 8 { words.0 |= byte << (8 * k) } else { words.1 |= byte << (8 * (k - 8)) }
+                    // The top bits: the low bit of a text hash is forced to 1.
+                    result.set(hashes[i] >> UInt64(64 - width), at: k * width, width: width)
                     k += 1
                 }
-                return words
+                return result
             }
         }
 
@@ -94,9 +136,8 @@ public struct KeyTracker: Sendable {
     ///
     /// A repeated key conflicts when a field that both records fill differs, as an import finds it.
     /// When the later record fills at least the fields the earlier one did, one hash of the
-    /// earlier values decides. When it fills fewer (or others), a byte of each of the earlier
-    /// record's first ``fingerprintCount`` filled fields decides, field by field: a differing
-    /// value goes unnoticed with odds of 1 in 256, and fields past those are not compared.
+    /// earlier values decides. When it fills fewer (or others), the fingerprints of the earlier
+    /// record's filled fields decide, field by field (see ``Fingerprints``).
     /// - Throws: ``VinyardError`` `.io` when the temporary file for older keys cannot be written.
     public mutating func observe(key: String, signature: Signature, input: Int, line: Int) throws -> Outcome {
         try observe(KeyHash(key), signature: signature, input: input, line: line)
@@ -133,20 +174,18 @@ public struct KeyTracker: Sendable {
 }
 
 extension KeyTracker {
-    /// True when a field both records fill has a different fingerprint (the earlier record's
-    /// first ``fingerprintCount`` filled fields only).
+    /// True when a field both records fill has a different fingerprint.
     static func fingerprintsDiffer(_ earlier: Entry, _ later: Signature, _ laterMask: UInt64) -> Bool {
         later.fieldHashes.withUnsafeBufferPointer { hashes in
+            let width = Fingerprints.width(filled: earlier.mask.nonzeroBitCount)
             var rest = earlier.mask
-            var k: UInt64 = 0
-            while rest != 0, k < UInt64(fingerprintCount) {
+            var k = 0
+            while rest != 0 {
                 let i = rest.trailingZeroBitCount
                 rest &= rest - 1
                 defer { k += 1 }
                 guard laterMask & (1 << UInt64(i)) != 0, i < hashes.count else { continue }
-                let word = k < 8 ? earlier.fingerprints.0 : earlier.fingerprints.1
-                let stored = (word >> (8 * (k % 8))) & 0xFF
-                if stored != hashes[i] >> 56 { return true }
+                if earlier.fingerprints.bits(at: k * width, width: width) != hashes[i] >> UInt64(64 - width) { return true }
             }
             return false
         }
