@@ -389,3 +389,20 @@ import VinyardKit
         #expect(sorted.keys.first == "fleet-record:a", "\(sorted.keys)")
     }
 }
+
+/// `--format tsv` writes tab-separated cells to standard output too (only `-o FILE.tsv` did).
+@Suite struct TSVFormatTests {
+    @Test func exportEmissionsAndConvertTakeTSV() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        try #require(try runVinyard(["import", sample("fleet.csv"), "--db", db]).status == 0)
+        let export = try runVinyard(["export", "--db", db, "--format", "tsv", "--columns", "vin,make", "--limit", "1"])
+        #expect(export.status == 0 && export.stdout == "vin\tmake\n1C4PJMAK2CW184491\tJeep\n", "\(export.stdout)\(export.stderr)")
+        let emissions = try runVinyard(["emissions", "--db", db, "--format", "TSV", "--limit", "1"])
+        #expect(emissions.stdout.hasPrefix("vin\tmake\tmodel\todometer_km\temissions\n"), "\(emissions.stdout)\(emissions.stderr)")
+        let convert = try runVinyard(["convert", sample("fleet.csv"), "-o", "-", "--format", "tsv"])
+        #expect(convert.status == 0 && convert.stdout.hasPrefix("vin\tmake\tmodel\t"), "\(convert.stderr)")
+        #expect(try runVinyard(["export", "--db", db, "--format", "psv"]).status == 64)
+    }
+}

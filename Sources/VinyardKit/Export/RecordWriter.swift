@@ -29,6 +29,18 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
 }
 
 extension OutputFormat {
+    /// `--format tsv` is CSV with tab-separated cells: the format name to look up and whether
+    /// cells are separated by tabs.
+    public static func resolvingTSV(_ format: String) -> (name: String, tabs: Bool) {
+        format.lowercased() == "tsv" ? ("csv", true) : (format.lowercased(), false)
+    }
+
+    /// The CSV cell delimiter of `--format` (tsv) or, else, of a file name.
+    public static func csvDelimiter(format: String?, fileName: String) -> UInt8 {
+        if let format, resolvingTSV(format).tabs { return 0x09 }
+        return csvDelimiter(fileName: fileName)
+    }
+
     /// The CSV cell delimiter a file name implies: a tab for `.tsv` (after any `.gz`), else a comma.
     public static func csvDelimiter(fileName: String) -> UInt8 {
         var name = fileName.lowercased()

@@ -36,7 +36,7 @@ struct Convert: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output file ('-' for standard output; gzip when it ends in .gz).")
     var output: String
 
-    @Option(help: "Output format: csv, json or jsonl (default: from the output file's extension).")
+    @Option(help: "Output format: csv, tsv, json or jsonl (default: from the output file's extension).")
     var format: String?
 
     @OptionGroup var pipeline: PipelineOptionGroup
@@ -55,8 +55,8 @@ struct Convert: ParsableCommand {
             try checkOutputsAreNotRead([("-o", output), ("--rejects", rejects)], reads: [("input", path)])
             let outputFormat: OutputFormat
             if let format {
-                guard let f = OutputFormat(rawValue: format.lowercased()) else {
-                    throw VinyardError(.usage, "--format must be csv, json or jsonl, not '\(format)'")
+                guard let f = OutputFormat(rawValue: OutputFormat.resolvingTSV(format).name) else {
+                    throw VinyardError(.usage, "--format must be csv, tsv, json or jsonl, not '\(format)'")
                 }
                 outputFormat = f
             } else if let f = OutputFormat(fileName: output) {
@@ -115,7 +115,7 @@ struct Convert: ParsableCommand {
         case .json: return JSONWriter(sink: sink, arrayColumns: arrays)
         case .jsonl: return JSONLinesWriter(sink: sink, arrayColumns: arrays)
         case .csv:
-            let delimiter = OutputFormat.csvDelimiter(fileName: output)
+            let delimiter = OutputFormat.csvDelimiter(format: format, fileName: output)
             return CSVWriter(sink: sink, columns: columns, delimiter: delimiter, guardFormulas: guardFormulas)
         }
     }

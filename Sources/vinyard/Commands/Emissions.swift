@@ -35,7 +35,7 @@ struct Emissions: ParsableCommand {
 
     @OptionGroup var query: QueryOptions
 
-    @Option(help: "Output format: text, csv, json, jsonl or geojson (points of the vehicles with coordinates; default: text on standard output).")
+    @Option(help: "Output format: text, csv, tsv, json, jsonl or geojson (points of the vehicles with coordinates; default: text on standard output).")
     var format: String?
 
     @Option(help: "Emission bands as THRESHOLD:RATE,…,*:RATE (default 5000:1,*:1.5).")
@@ -50,8 +50,8 @@ struct Emissions: ParsableCommand {
             try checkOutputsAreNotRead([("-o", output)], reads: [("database", query.db)])
             let reportFormat: EmissionsFormat
             if let format {
-                guard let f = EmissionsFormat(rawValue: format.lowercased()) else {
-                    throw VinyardError(.usage, "--format must be text, csv, json, jsonl or geojson, not '\(format)'")
+                guard let f = EmissionsFormat(rawValue: OutputFormat.resolvingTSV(format).name) else {
+                    throw VinyardError(.usage, "--format must be text, csv, tsv, json, jsonl or geojson, not '\(format)'")
                 }
                 reportFormat = f
             } else if output == "-" {
@@ -65,7 +65,7 @@ struct Emissions: ParsableCommand {
             let parsed = try query.query(table: "vehicles", columns: columns)
             let store = try VinyardStore(path: query.db, readOnly: true)
             var calculator = EmissionsCalculator(store: store, tiers: bands)
-            calculator.delimiter = OutputFormat.csvDelimiter(fileName: output)
+            calculator.delimiter = OutputFormat.csvDelimiter(format: format, fileName: output)
             let sink = DeferredSink(path: output)
             let summary = try calculator.run(parsed, format: reportFormat, to: sink)
             if reportFormat != .text, !summary.withoutOdometerLines.isEmpty {

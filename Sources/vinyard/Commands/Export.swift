@@ -53,7 +53,7 @@ struct Export: ParsableCommand {
     @Option(help: "The table to export.")
     var table = "vehicles"
 
-    @Option(help: "Output format: csv, json, jsonl or geojson (default: from -o's extension, else csv).")
+    @Option(help: "Output format: csv, tsv, json, jsonl or geojson (default: from -o's extension, else csv).")
     var format: String?
 
     @Option(help: "Columns to write, comma-separated (default: all schema fields).")
@@ -68,8 +68,8 @@ struct Export: ParsableCommand {
             try checkOutputsAreNotRead([("-o", output)], reads: [("database", query.db)])
             let exportFormat: ExportFormat
             if let format {
-                guard let f = ExportFormat(rawValue: format.lowercased()) else {
-                    throw VinyardError(.usage, "--format must be csv, json, jsonl or geojson, not '\(format)'")
+                guard let f = ExportFormat(rawValue: OutputFormat.resolvingTSV(format).name) else {
+                    throw VinyardError(.usage, "--format must be csv, tsv, json, jsonl or geojson, not '\(format)'")
                 }
                 exportFormat = f
             } else {
@@ -78,7 +78,7 @@ struct Export: ParsableCommand {
             let parsed = try query.query(table: table, columns: columns)
             let store = try VinyardStore(path: query.db, readOnly: true)
             var exporter = Exporter(store: store, guardFormulas: !rawCells)
-            exporter.delimiter = OutputFormat.csvDelimiter(fileName: output)
+            exporter.delimiter = OutputFormat.csvDelimiter(format: format, fileName: output)
             let sink = DeferredSink(path: output)
             let summary = try exporter.export(parsed, format: exportFormat, to: sink)
             if exportFormat == .geojson, summary.skippedWithoutCoordinates > 0 {
