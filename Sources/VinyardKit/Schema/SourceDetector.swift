@@ -81,7 +81,17 @@ public struct SourceDetector: Sendable {
         var out: [Score] = []
         for c in candidates {
             let m = c.mapping
-            if let wrapper, !m.wrappers.isEmpty, !m.wrappers.contains(wrapper) { continue }
+            // A wrapper another source lists excludes this one, unless that source loads the same
+            // table and this one's own signature (of two keys or more) holds: autoscout listings
+            // under `records` (fleet-record's wrapper) were read as fleet-record and every one was
+            // rejected. Locations are still no vehicles.
+            if let wrapper, !m.wrappers.isEmpty, !m.wrappers.contains(wrapper),
+                !(m.detect.all.count + m.detect.anyCount >= 2
+                    && candidates.contains { $0.mapping.wrappers.contains(wrapper) && $0.mapping.schema == m.schema }
+                    && holds(m.detect, exact: exact, folded: foldedSet, candidate: c))
+            {
+                continue
+            }
             // A VIN column makes it a vehicle file, unless a wrapper key names this source.
             if hasVINColumn, !c.hasVIN, !(wrapper.map(m.wrappers.contains) ?? false) { continue }
             guard holds(m.detect, exact: exact, folded: foldedSet, candidate: c) else { continue }

@@ -131,6 +131,16 @@ import Testing
         #expect(throws: VinyardError.self) { try detector.detect(keys: ["foo"], wrapper: "vehicles", inputName: "x") }
     }
 
+    /// A vehicle source's full signature beats another vehicle source's wrapper: autoscout
+    /// listings under `records` (fleet-record's) were read as fleet-record and all rejected.
+    @Test func signatureBeatsAnotherVehicleSourcesWrapper() throws {
+        let listing = ["ID", "Make", "FuelType", "Price", "Mileage (km)", "FirstRegistration", "AccidentFree"]
+        #expect(try detector.detect(keys: listing, wrapper: "records", inputName: "x").name == "autoscout")
+        let record = ["id", "make", "model", "year", "type", "licensePlate", "vin", "fuelType", "odometer", "status"]
+        #expect(try detector.detect(keys: record, wrapper: "records", inputName: "x").name == "fleet-record")
+        #expect(try detector.detect(keys: record, wrapper: "vehicles", inputName: "x").name == "fleet-record")
+    }
+
     // An API envelope key no mapping lists (`{"status": "ok", "data": [...]}`) says nothing about
     // the source: the records' keys decide, as for a bare array. It excluded every source that
     // lists wrappers, so an AutoScout page under `data` failed detection (exit 64).
