@@ -92,6 +92,7 @@ import VinyardKit
         ["--table", "vehicles; DROP TABLE vehicles"],
         ["--format", "xml"],
         ["--format", "geojson", "--table", "import_runs"],
+        ["--sort", "year", "--sort", "model_year:desc"],
     ])
     func usageErrorsExit64(_ extra: [String]) throws {
         let (dir, db) = try makeDatabase()
@@ -387,6 +388,28 @@ import VinyardKit
         #expect(after.keys == ["fleet-record:a"], "\(after.keys)")
         let sorted = try keys(db, "last_sync~2024", sort: ["last_sync:desc"])
         #expect(sorted.keys.first == "fleet-record:a", "\(sorted.keys)")
+        // A year, month or day names a period: `<=` takes all of it, `>` none of it (julianday read
+        // a bare year as a day number, 4700 BC, and a year-month as nothing).
+        let all = ["fleet-record:a", "fleet-record:b", "fleet-record:c"]
+        for (condition, expected) in [
+            ("last_sync>=2099", []), ("last_sync<2030", all), ("last_sync<2024-07", all), ("last_sync<=2024-06", all),
+            ("last_sync<=2024-06-30", all), ("last_sync>2024-06-30", []), ("last_sync>=2024", all), ("last_sync>2024", []),
+            ("last_sync<2024-06-30", []),
+        ] {
+            let r = try keys(db, condition)
+            #expect(r.status == 0 && r.keys == expected, "\(condition): \(r.keys) \(r.stderr)")
+        }
+    }
+
+    @Test func datePeriodsAreWhole() throws {
+        let (dir, db) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // 1FTFW1E57KFA14352 was first registered 2019-03.
+        #expect(try keys(db, "first_registration<=2019").keys.contains("1FTFW1E57KFA14352"))
+        #expect(try !keys(db, "first_registration>2019").keys.contains("1FTFW1E57KFA14352"))
+        #expect(try keys(db, "first_registration<=2019-03").keys.contains("1FTFW1E57KFA14352"))
+        #expect(try !keys(db, "first_registration<2019-03").keys.contains("1FTFW1E57KFA14352"))
+        #expect(try keys(db, "first_registration>2019-02").keys.contains("1FTFW1E57KFA14352"))
     }
 }
 

@@ -85,6 +85,40 @@ import VinyardKit
             .map { $0.replacingOccurrences(of: dir.path + "/", with: "") }
         #expect(entries == ["replaced|x1.csv|2", "replaced|x2.csv|2"], "\(entries)")
     }
+
+    /// The key's first line matches the row, a later one changes it and the last puts it back
+    /// (Blue, Red, Blue): the row is still as it was, run stamps included (review).
+    @Test func firstLineUnchangedThenChangedBack() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = "VIN,Make,Colour\n1FTFW1E57KFA14352,Ford,Blue\n1FTFW1E57KFA14352,Ford,Red\n1FTFW1E57KFA14352,Ford,Blue\n"
+        let input = try Review12Tests.write(csv, "b.csv", in: dir)
+        let db = dir.appendingPathComponent("b.db").path
+        _ = try Review12Tests.importJSON([input, "--db", db])
+        let rows = "SELECT * FROM vehicles ORDER BY _key"
+        let before = try dump(db, rows)
+        let entries = try dump(db, "SELECT action, input, line, raw FROM duplicates ORDER BY input, line")
+        Thread.sleep(forTimeInterval: 0.01)
+        let again = try Review12Tests.importJSON([input, "--db", db])
+        #expect(again["unchanged"] as? Int == 1, "\(again)")
+        #expect(try dump(db, rows) == before)
+        #expect(try dump(db, "SELECT action, input, line, raw FROM duplicates ORDER BY input, line") == entries)
+    }
+
+    /// An input given as a symbolic link is read again for a replaced record's raw fields, as its
+    /// target is (a type check that did not follow links stored the row's values instead; review).
+    @Test func replacedRecordOfALinkedInputIsTheRecordAsRead() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let target = try Review12Tests.write(
+            "VIN,Make,Colour\n1FTFW1E57KFA14352,Ford,Blue\n1FTFW1E57KFA14352,Ford,Red\n", "dup.csv", in: dir)
+        let link = dir.appendingPathComponent("link.csv").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let db = dir.appendingPathComponent("l.db").path
+        _ = try Review12Tests.importJSON([link, "--db", db])
+        let raw = try dump(db, "SELECT raw FROM duplicates")
+        #expect(raw == [#"{"VIN":"1FTFW1E57KFA14352","Make":"Ford","Colour":"Blue"}"#], "\(raw)")
+    }
 }
 
 /// `validate` finds the `key.conflict`s `import` finds on an empty database (DESIGN.md), also

@@ -67,7 +67,9 @@ import VinyardKit
         #expect(try runVinyard(["import", input, "--db", db, "--quiet"]).status == 0)
         for (filter, keys) in [
             ("first_registration>=01/2020", ["autoscout:2"]), ("first_registration<06/2019", ["autoscout:1"]),
-            ("first_registration<=2019-03", ["autoscout:1"]), ("first_registration>2019", ["autoscout:1", "autoscout:2"]),
+            ("first_registration<=2019-03", ["autoscout:1"]), ("first_registration>=2019", ["autoscout:1", "autoscout:2"]),
+            // A year names all of it: after 2019 is 2020 on (compared as text, 2019-03 was after 2019).
+            ("first_registration>2019", ["autoscout:2"]),
         ] {
             let r = try runVinyard(["export", "--db", db, "--where", filter, "--columns", "key"])
             #expect(r.status == 0, "\(r.stderr)")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A query turned into SQL: identifiers come only from ``ExportTable`` (names read from the
 /// database, quoted); every user value is a bound parameter.
 struct CompiledQuery {
@@ -54,6 +56,7 @@ extension ExportTable {
                 // the ISO text it is stored as (`2019-03`), not as typed. A value that is no date
                 // is a usage error: compared as text it matched all rows or none, silently.
                 var typed = value
+                var op = condition.op
                 if let matcher, matcher.isDate {
                     guard let date = matcher.rangeBound(value) else {
                         throw VinyardError(
@@ -62,14 +65,14 @@ extension ExportTable {
                                 + "compare it with a date such as 2019, 2019-03 or 2019-03-15"
                                 + (matcher.isDateTime ? " (or a date-time such as 2024-06-30T12:00:00Z)" : ""))
                     }
-                    typed = date
+                    (op, typed) = Self.periodBound(op, date, dateTime: matcher.isDateTime)
                 }
                 // A date-time compares as the instant it stands for, whatever its offset
                 // (`08:15:00-07:00` is after `12:00:00Z`); compared as text it was not.
                 let term =
                     matcher?.isDateTime == true
-                    ? "julianday(\(c)) \(condition.op.rawValue) julianday(\(try bound(typed)))"
-                    : "\(c) \(condition.op.rawValue) \(try bound(typed))"
+                    ? "julianday(\(c)) \(op.rawValue) julianday(\(try bound(typed)))"
+                    : "\(c) \(op.rawValue) \(try bound(typed))"
                 // Text is greater than every number in SQLite: keep stray text out of numeric ranges.
                 terms.append(column.kind.isNumeric ? "(typeof(\(c)) IN ('integer','real') AND \(term))" : term)
             case .contains:
@@ -88,6 +91,45 @@ extension ExportTable {
             }
         }
         return (terms, arguments)
+    }
+
+    /// A date bound that names a period (a year `2019`, a month `2019-03`, and on a date-time
+    /// field a day) as the comparison with its start it stands for: `<= 2019` is `< 2020` (all of
+    /// 2019; compared as ISO text, `2019-06` was after `2019`), `> 2019-03` is `>= 2019-04`, and on
+    /// a date-time field the start is written as a date (`2019` → `2019-01-01`: `julianday` read a
+    /// bare year as a day number and a year-month as nothing).
+    static func periodBound(_ op: Condition.Operator, _ bound: String, dateTime: Bool) -> (Condition.Operator, String) {
+        let b = Array(bound.utf8)
+        let isDay = b.count == 10 && b[4] == UInt8(ascii: "-") && b[7] == UInt8(ascii: "-")
+        guard b.count == 4 || b.count == 7 || (dateTime && isDay) else { return (op, bound) }
+        var op = op
+        var start = bound
+        if op == .lessOrEqual || op == .greater {
+            op = op == .lessOrEqual ? .less : .greaterOrEqual
+            start = nextPeriod(bound) ?? bound
+        }
+        if dateTime {
+            if start.utf8.count == 4 { start += "-01-01" } else if start.utf8.count == 7 { start += "-01" }
+        }
+        return (op, start)
+    }
+
+    /// The period after a year (`2019` → `2020`), a month (`2019-12` → `2020-01`) or a day.
+    private static func nextPeriod(_ period: String) -> String? {
+        let parts = period.split(separator: "-").compactMap { Int($0) }
+        switch parts.count {
+        case 1: return String(format: "%04d", parts[0] + 1)
+        case 2: return parts[1] == 12 ? String(format: "%04d-01", parts[0] + 1) : String(format: "%04d-%02d", parts[0], parts[1] + 1)
+        case 3:
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            guard let day = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])),
+                let next = calendar.date(byAdding: .day, value: 1, to: day)
+            else { return nil }
+            let c = calendar.dateComponents([.year, .month, .day], from: next)
+            return String(format: "%04d-%02d-%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0)
+        default: return nil
+        }
     }
 
     /// The term for a condition on a list column (stored as a JSON array): `=`, `!=` and `in` test
@@ -195,7 +237,11 @@ extension ExportTable {
         var seen = Set<String>()
         for key in sort {
             let column = try self.column(named: key.field, option: "--sort")
-            guard seen.insert(column.name).inserted else { continue }
+            // A column sorted on twice is a mistake (`--sort year --sort model_year:desc`: the
+            // second key was ignored), as a column listed twice in --columns is.
+            guard seen.insert(column.name).inserted else {
+                throw VinyardError(.usage, "--sort: '\(key.field)' names \(column.name) twice")
+            }
             // A date-time sorts by the instant it stands for, whatever its offset (as `--where` compares it).
             let isDateTime = schema.flatMap { s in s.fieldIndex(named: column.name).map { s.fields[$0].type == .datetime } } ?? false
             // Missing values last in either direction, as analysts' tools put them (SQLite puts

@@ -31,10 +31,7 @@ public final class RawRecordRereader {
     /// the next one with a value that is the key, or its id part, once spaces, dashes and case
     /// are set aside); nil when there is none or the input cannot be read again.
     public func record(input name: String, line wanted: Int, key: String) throws -> RawRecord? {
-        // Only a regular file can be read again: a named pipe's second open waited forever for a
-        // writer that had gone (standard input and pipes store the row as it was stored instead).
-        guard name != "-", (try? FileManager.default.attributesOfItem(atPath: name)[.type] as? FileAttributeType) == .typeRegular
-        else { return nil }
+        guard name != "-" else { return nil }
         if name != input || wanted < line {
             // A new input (or an earlier line of this one: start over).
             reader = nil
@@ -43,7 +40,13 @@ public final class RawRecordRereader {
             atLine = []
             next = nil
             exhausted = false
-            guard let opened = try? openInput(path: name, options: options) else {
+            // Only a regular file (or a link to one) can be read again: a named pipe's second open
+            // waited forever for a writer that had gone (standard input and pipes store the row
+            // as it was stored instead). Once per input: `stat`, which follows links.
+            var info = stat()
+            guard stat(name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+                let opened = try? openInput(path: name, options: options)
+            else {
                 exhausted = true
                 return nil
             }

@@ -82,12 +82,11 @@ public struct SourceDetector: Sendable {
         for c in candidates {
             let m = c.mapping
             // A wrapper another source lists excludes this one, unless that source loads the same
-            // table and this one's own signature (of two keys or more) holds: autoscout listings
-            // under `records` (fleet-record's wrapper) were read as fleet-record and every one was
-            // rejected. Locations are still no vehicles.
+            // table and this one's own signature holds: autoscout listings under `records`
+            // (fleet-record's wrapper) were read as fleet-record and every one was rejected.
+            // Locations are still no vehicles.
             if let wrapper, !m.wrappers.isEmpty, !m.wrappers.contains(wrapper),
-                !(m.detect.all.count + m.detect.anyCount >= 2
-                    && candidates.contains { $0.mapping.wrappers.contains(wrapper) && $0.mapping.schema == m.schema }
+                !(candidates.contains { $0.mapping.wrappers.contains(wrapper) && $0.mapping.schema == m.schema }
                     && holds(m.detect, exact: exact, folded: foldedSet, candidate: c))
             {
                 continue

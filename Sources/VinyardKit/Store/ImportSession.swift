@@ -395,6 +395,9 @@ public final class ImportSession {
                     raw: replacedRaw, findings: replacedFindings + conflicts, stored: replacedRaw)
                 // Its raw fields are read again from the input once the run has read it all.
                 try awaitRawFields(connection.lastInsertRowID)
+                // A row an earlier run stored, left as it was by its first record in this run
+                // (Blue, then Red, then Blue again): it may yet end as it was.
+                if stored.runID != runID { try writer.noteRewrite(rowID, stored: stored, replaced: nil) }
                 try rewrite(writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line)
                 try clearFindings(table: table, key: key)
                 try addFindings(record.findings + conflicts, table: table, key: key, provenance: provenance)

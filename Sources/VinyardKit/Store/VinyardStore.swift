@@ -19,6 +19,8 @@ public final class VinyardStore {
     public let busyTimeout: Double
     /// True when the file holds the Vinyard bookkeeping tables (false for a new, read-only open).
     public private(set) var isInitialized: Bool
+    /// True when this open created the database's bookkeeping tables (a new database).
+    public private(set) var wasCreated = false
 
     /// At most this many keys of an import into an empty table are kept in memory (about 11 bytes
     /// each) while its key index is dropped; past it the index is built and the run goes on with
@@ -93,6 +95,7 @@ public final class VinyardStore {
                 try configureWriter()
                 if !isInitialized {
                     try createBookkeeping()
+                    wasCreated = true
                 } else {
                     try addColumnIfMissing(table: "findings", column: "element", type: "INTEGER")
                     try addColumnIfMissing(table: "duplicates", column: "stored", type: "TEXT")

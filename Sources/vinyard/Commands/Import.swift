@@ -101,11 +101,13 @@ struct Import: ParsableCommand {
         while true {
             let store = try VinyardStore(path: db)
             do {
-                // A new database gets its (empty) schema tables before the run, in their own
-                // transaction like the bookkeeping tables: a first load killed mid-way leaves an
-                // empty Vinyard database that `export` and `stats` read, not one without `vehicles`.
-                for schema in schemas where try store.columnNames(of: schema.name).isEmpty {
-                    try store.prepareTable(for: schema)
+                // A database this open created gets its (empty) schema tables before the run, in
+                // their own transaction like the bookkeeping tables: a first load killed mid-way
+                // leaves an empty Vinyard database that `export` and `stats` read, not one without
+                // `vehicles`. (Only then: another import may be writing an existing one, and
+                // waiting for it is `beginImport`'s job.)
+                if store.wasCreated {
+                    for schema in schemas { try store.prepareTable(for: schema) }
                 }
                 return (store, try store.beginImport(options: options))
             } catch let error as VinyardError where (error.cause as? StoreError)?.isDatabaseMoved == true && attempts < 5 {

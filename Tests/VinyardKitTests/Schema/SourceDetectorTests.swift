@@ -139,6 +139,8 @@ import Testing
         let record = ["id", "make", "model", "year", "type", "licensePlate", "vin", "fuelType", "odometer", "status"]
         #expect(try detector.detect(keys: record, wrapper: "records", inputName: "x").name == "fleet-record")
         #expect(try detector.detect(keys: record, wrapper: "vehicles", inputName: "x").name == "fleet-record")
+        let random = ["id", "uid", "vin", "make_and_model", "color", "kilometrage", "license_plate"]
+        #expect(try detector.detect(keys: random, wrapper: "records", inputName: "x").name == "random-vehicle")
     }
 
     // An API envelope key no mapping lists (`{"status": "ok", "data": [...]}`) says nothing about
