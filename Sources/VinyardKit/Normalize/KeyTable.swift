@@ -1,17 +1,18 @@
-/// A table from a key's 64-bit hash to its ``KeyTracker/Entry``, for any number of keys in bounded
-/// memory.
+/// A table from a key's 64-bit hash to its entry (a ``KeyTracker/Entry`` for `validate`, a
+/// ``RepeatCount`` for `convert`), for any number of keys in bounded memory.
 ///
 /// The newest keys live in memory: 256 open-addressing parts chosen by the hash's top byte, each at
 /// most three quarters full and doubled on its own, so growing never holds two copies of the whole
-/// table (64 bytes a slot). When ``liveLimit`` keys are live they move to a ``SortedRunFile`` as
+/// table (a slot is the key and its entry: 64 bytes for `validate`, 16 for `convert`'s repeat
+/// counts). When ``liveLimit`` keys are live they move to a ``SortedRunFile`` as
 /// one run (parts in top-byte order, each sorted: the run is sorted without a second copy in
 /// memory), and memory starts over. A key is in exactly one place: an update of a spilled key is
 /// written in place.
-struct KeyTable: Sendable {
+struct HashKeyTable<Entry: KeyTableEntry>: Sendable {
     /// Live keys before a spill: 360k keys, about 1,440 a part, stay within 256 parts of 2,048
-    /// slots (64 bytes a slot: 32 MiB; at 1,536 a part on average, half the parts would pass 3/4
-    /// full and double).
-    static let defaultLiveLimit = 360 * 1024
+    /// slots (for `validate`'s entries, 64 bytes a slot: 32 MiB; at 1,536 a part on average, half
+    /// the parts would pass 3/4 full and double).
+    static var defaultLiveLimit: Int { 360 * 1024 }
 
     private var parts = [Part](repeating: Part(), count: 256)
     private var liveCount = 0
@@ -31,7 +32,7 @@ struct KeyTable: Sendable {
     @inline(__always) private static func stored(_ hash: UInt64) -> UInt64 { hash == 0 ? 1 : hash }
 
     /// The entry of a key, if seen.
-    func entry(_ hash: UInt64) throws -> KeyTracker.Entry? {
+    func entry(_ hash: UInt64) throws -> Entry? {
         let key = Self.stored(hash)
         let p = Int(truncatingIfNeeded: key >> 56)
         if let i = parts[p].find(key) { return parts[p].entries[i] }
@@ -39,9 +40,9 @@ struct KeyTable: Sendable {
     }
 
     /// A spilled key's record index and entry.
-    private func spilled(_ key: UInt64) throws -> (record: Int, entry: KeyTracker.Entry)? {
+    private func spilled(_ key: UInt64) throws -> (record: Int, entry: Entry)? {
         guard let spill, spill.mayContain(bloomKey: key) else { return nil }
-        var result: (Int, KeyTracker.Entry)?
+        var result: (Int, Entry)?
         _ = try spill.find(bloomKey: key, from: key, through: key) { index, bytes in
             result = (index, Self.decode(bytes))
             return true
@@ -52,7 +53,7 @@ struct KeyTable: Sendable {
     /// Sets a key's entry to `make(its current entry)` (nil for a new key); returns the entry it
     /// had. A new key may move the live keys to the file.
     @discardableResult
-    mutating func upsert(_ hash: UInt64, _ make: (KeyTracker.Entry?) -> KeyTracker.Entry) throws -> KeyTracker.Entry? {
+    mutating func upsert(_ hash: UInt64, _ make: (Entry?) -> Entry) throws -> Entry? {
         if let old = try update(hash, { make($0) }) { return old }
         let key = Self.stored(hash)
         let p = Int(truncatingIfNeeded: key >> 56)
@@ -66,7 +67,7 @@ struct KeyTable: Sendable {
     /// Sets a key's entry to `make(its current entry)` when the key is in the table (one search);
     /// returns the entry it had, or nil (and adds nothing) when it is not.
     @discardableResult
-    mutating func update(_ hash: UInt64, _ make: (KeyTracker.Entry) -> KeyTracker.Entry) throws -> KeyTracker.Entry? {
+    mutating func update(_ hash: UInt64, _ make: (Entry) -> Entry) throws -> Entry? {
         let key = Self.stored(hash)
         let p = Int(truncatingIfNeeded: key >> 56)
         if let i = parts[p].find(key) {
@@ -101,37 +102,21 @@ struct KeyTable: Sendable {
         liveCount = 0
     }
 
-    /// Bytes of a spilled record.
-    static let recordSize = 64
+    /// Bytes of a spilled record: the key hash, then the entry.
+    static var recordSize: Int { 8 + Entry.byteCount }
 
-    /// A spilled record: key hash, values hash, mask, input, line, fingerprints.
-    private static func encode(_ key: UInt64, _ entry: KeyTracker.Entry, into bytes: inout [UInt8]) {
+    private static func encode(_ key: UInt64, _ entry: Entry, into bytes: inout [UInt8]) {
         withUnsafeBytes(of: key) { bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: entry.valuesHash) { bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: entry.mask) { bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: entry.input) { bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: entry.line) { bytes.append(contentsOf: $0) }
-        for w in 0..<4 { withUnsafeBytes(of: entry.fingerprints.word(w)) { bytes.append(contentsOf: $0) } }
+        entry.encode(into: &bytes)
     }
 
-    private static func decode(_ bytes: UnsafeRawBufferPointer) -> KeyTracker.Entry {
-        KeyTracker.Entry(
-            valuesHash: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-            mask: bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self),
-            input: bytes.loadUnaligned(fromByteOffset: 24, as: Int32.self),
-            line: bytes.loadUnaligned(fromByteOffset: 28, as: Int32.self),
-            fingerprints: KeyTracker.Fingerprints(
-                words: (
-                    bytes.loadUnaligned(fromByteOffset: 32, as: UInt64.self),
-                    bytes.loadUnaligned(fromByteOffset: 40, as: UInt64.self),
-                    bytes.loadUnaligned(fromByteOffset: 48, as: UInt64.self),
-                    bytes.loadUnaligned(fromByteOffset: 56, as: UInt64.self)
-                )))
+    private static func decode(_ bytes: UnsafeRawBufferPointer) -> Entry {
+        Entry.decode(UnsafeRawBufferPointer(rebasing: bytes[8...]))
     }
 
     private struct Part: Sendable {
         private var keys: [UInt64] = []
-        var entries: [KeyTracker.Entry] = []
+        var entries: [Entry] = []
         private var count = 0
 
         /// The slot holding `key`, if any.
@@ -154,7 +139,7 @@ struct KeyTable: Sendable {
         }
 
         /// Adds a key that is not in the part.
-        mutating func insert(_ key: UInt64, _ entry: KeyTracker.Entry) {
+        mutating func insert(_ key: UInt64, _ entry: Entry) {
             if keys.isEmpty || (count + 1) * 4 > keys.count * 3 { grow() }
             let (i, _) = index(of: key)
             keys[i] = key
@@ -163,8 +148,8 @@ struct KeyTable: Sendable {
         }
 
         /// The part's keys and entries, sorted by key.
-        func sortedPairs() -> [(UInt64, KeyTracker.Entry)] {
-            var pairs: [(UInt64, KeyTracker.Entry)] = []
+        func sortedPairs() -> [(UInt64, Entry)] {
+            var pairs: [(UInt64, Entry)] = []
             pairs.reserveCapacity(count)
             for (i, k) in keys.enumerated() where k != 0 { pairs.append((k, entries[i])) }
             pairs.sort { $0.0 < $1.0 }
@@ -175,8 +160,7 @@ struct KeyTable: Sendable {
             let oldKeys = keys, oldEntries = entries
             let capacity = max(64, keys.count * 2)
             keys = [UInt64](repeating: 0, count: capacity)
-            entries = [KeyTracker.Entry](
-                repeating: KeyTracker.Entry(valuesHash: 0, mask: 0, input: 0, line: 0), count: capacity)
+            entries = [Entry](repeating: Entry.zero, count: capacity)
             for (j, k) in oldKeys.enumerated() where k != 0 {
                 let (i, _) = index(of: k)
                 keys[i] = k
@@ -186,3 +170,54 @@ struct KeyTable: Sendable {
     }
 }
 
+
+/// What a ``HashKeyTable`` keeps for each key: a fixed-size value, written to its run file as bytes.
+protocol KeyTableEntry: Sendable {
+    static var zero: Self { get }
+    /// Bytes of an entry in the run file.
+    static var byteCount: Int { get }
+    func encode(into bytes: inout [UInt8])
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> Self
+}
+
+/// `validate`'s table: key hash → ``KeyTracker/Entry``.
+typealias KeyTable = HashKeyTable<KeyTracker.Entry>
+
+extension KeyTracker.Entry: KeyTableEntry {
+    static var zero: Self { Self(valuesHash: 0, mask: 0, input: 0, line: 0) }
+    static var byteCount: Int { 56 }
+
+    /// Values hash, mask, input, line, fingerprints.
+    func encode(into bytes: inout [UInt8]) {
+        withUnsafeBytes(of: valuesHash) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: mask) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: input) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: line) { bytes.append(contentsOf: $0) }
+        for w in 0..<4 { withUnsafeBytes(of: fingerprints.word(w)) { bytes.append(contentsOf: $0) } }
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> Self {
+        Self(
+            valuesHash: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+            mask: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+            input: bytes.loadUnaligned(fromByteOffset: 16, as: Int32.self),
+            line: bytes.loadUnaligned(fromByteOffset: 20, as: Int32.self),
+            fingerprints: KeyTracker.Fingerprints(
+                words: (
+                    bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self),
+                    bytes.loadUnaligned(fromByteOffset: 32, as: UInt64.self),
+                    bytes.loadUnaligned(fromByteOffset: 40, as: UInt64.self),
+                    bytes.loadUnaligned(fromByteOffset: 48, as: UInt64.self)
+                )))
+    }
+}
+
+/// `convert`'s table of repeated keys: key hash → occurrences (16 bytes a slot, where the
+/// validation entry it borrowed took 64).
+struct RepeatCount: KeyTableEntry {
+    var count: UInt64
+    static var zero: Self { Self(count: 0) }
+    static var byteCount: Int { 8 }
+    func encode(into bytes: inout [UInt8]) { withUnsafeBytes(of: count) { bytes.append(contentsOf: $0) } }
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> Self { Self(count: bytes.loadUnaligned(as: UInt64.self)) }
+}

@@ -259,9 +259,9 @@ public final class ConvertSink: RecordSink {
 /// memory (a ``KeyTable``: older keys move to a temporary file). A dictionary held every repeated
 /// key: 165 MB for a million (a file whose every key repeats), without bound.
 public final class RepeatedKeys {
-    private var table: KeyTable
+    private var table: HashKeyTable<RepeatCount>
 
-    init(liveKeyLimit: Int = KeyTable.defaultLiveLimit) { table = KeyTable(liveLimit: liveKeyLimit) }
+    init(liveKeyLimit: Int = KeyTable.defaultLiveLimit) { table = HashKeyTable(liveLimit: liveKeyLimit) }
 
     /// True when no key repeated.
     public var isEmpty: Bool { table.count == 0 }
@@ -272,8 +272,8 @@ public final class RepeatedKeys {
     /// A repeat of a key (its second occurrence counts the first too).
     func countRepeat(_ hash: UInt64) throws {
         try table.upsert(hash) { entry in
-            var e = entry ?? KeyTracker.Entry(valuesHash: 1, mask: 0, input: 0, line: 0)
-            e.valuesHash += 1
+            var e = entry ?? RepeatCount(count: 1)
+            e.count += 1
             return e
         }
     }
@@ -283,10 +283,10 @@ public final class RepeatedKeys {
     func countDown(_ hash: UInt64) throws -> UInt64? {
         let old = try table.update(hash) { entry in
             var e = entry
-            if e.valuesHash > 0 { e.valuesHash -= 1 }
+            if e.count > 0 { e.count -= 1 }
             return e
         }
-        guard let old, old.valuesHash > 0 else { return nil }
-        return old.valuesHash - 1
+        guard let old, old.count > 0 else { return nil }
+        return old.count - 1
     }
 }
