@@ -747,3 +747,17 @@ let allSampleNames = [
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir.path)
     }
 }
+
+/// A database named with one character (`--db a`) is created in the working directory; its
+/// directory check trapped in Foundation (SIGILL, found by audit).
+@Suite struct ShortDatabaseNameTests {
+    @Test func oneCharacterNameIsCreated() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try runVinyard(["import", sample("fleet.csv"), "--db", "a"], cwd: dir, timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("a").path))
+        let dash = try runVinyard(["import", sample("fleet.csv"), "--db", "b/"], cwd: dir, timeout: 60)
+        #expect(dash.status < 128, "\(dash.stderr)")
+    }
+}

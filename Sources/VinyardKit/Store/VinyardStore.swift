@@ -175,8 +175,7 @@ public final class VinyardStore {
             throw VinyardError(
                 .missingInput, "no database at \(path): run `vinyard import --db \(path)` first")
         } else {
-            let directory = (path as NSString).deletingLastPathComponent
-            let dir = directory.isEmpty ? "." : directory
+            let dir = Self.directory(of: path)
             if !fm.fileExists(atPath: dir, isDirectory: &isDirectory) {
                 throw VinyardError(.cantCreate, "cannot create the database \(path): directory \(dir) does not exist")
             }
@@ -187,6 +186,15 @@ public final class VinyardStore {
                 throw VinyardError(.cantCreate, "cannot create the database \(path): directory \(dir) is not writable")
             }
         }
+    }
+
+    /// The directory a new file at `path` goes into: `.` for a bare name. (Foundation's
+    /// `deletingLastPathComponent` trapped on a one-character name: `--db a` crashed.)
+    static func directory(of path: String) -> String {
+        var p = Substring(path)
+        while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
+        guard let slash = p.lastIndex(of: "/") else { return "." }
+        return slash == p.startIndex ? "/" : String(p[..<slash])
     }
 
     /// Opens the connection. A writer opens again when the file it opened was removed before its

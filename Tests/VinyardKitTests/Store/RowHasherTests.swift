@@ -48,3 +48,15 @@ import Testing
         #expect(RowHasher.key("1FTFW1E57KFA14352") == 4_039_915_946_641_816_982)
     }
 }
+
+@Suite struct DatabaseDirectoryTests {
+    /// The directory a new database goes into, without Foundation's path functions (they trapped
+    /// on a one-character name).
+    @Test func directoryOfAPath() {
+        #expect(VinyardStore.directory(of: "a") == ".")
+        #expect(VinyardStore.directory(of: "/a") == "/")
+        #expect(VinyardStore.directory(of: "x/y/") == "x")
+        #expect(VinyardStore.directory(of: "x/y.db") == "x")
+        #expect(VinyardStore.directory(of: "/") == "/")
+    }
+}
