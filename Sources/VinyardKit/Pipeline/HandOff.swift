@@ -46,7 +46,21 @@ final class RecordBatch: @unchecked Sendable {
     /// every field name per record.
     var spareFields: [[RawField]] = []
 
-    var isFull: Bool { items.count >= Self.capacity }
+    /// Fields in a batch before it is handed on, whatever its record count: 256 records of a
+    /// 100,000-column file held 1.2 GB across the batches in flight (an audit), 256 of 13 columns
+    /// hold 3,328 fields.
+    static let fieldCapacity = 32_768
+
+    /// The fields of the batch's records so far.
+    private(set) var fieldCount = 0
+
+    var isFull: Bool { items.count >= Self.capacity || fieldCount >= Self.fieldCapacity }
+
+    /// Adds an item as read.
+    func append(_ item: ReadItem) {
+        if case .record(let raw) = item { fieldCount += raw.fields.count }
+        items.append(item)
+    }
 
     func reset(sequence: Int, mappingName: String?) {
         self.sequence = sequence
@@ -58,6 +72,7 @@ final class RecordBatch: @unchecked Sendable {
             if case .record(let raw) = item, !raw.fields.isEmpty { spareFields.append(raw.fields) }
         }
         items.removeAll(keepingCapacity: true)
+        fieldCount = 0
         self.mappingName = mappingName
         recordCount = 0
         mapper = nil

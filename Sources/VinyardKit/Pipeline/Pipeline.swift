@@ -342,7 +342,7 @@ public final class Pipeline {
                         if undetected >= Self.detectionWindow || batch.items.count + 1 >= RecordBatch.capacity {
                             throw detectionError ?? error
                         }
-                        batch.items.append(item)
+                        batch.append(item)
                         continue
                     }
                     _ = try checkMapping(mapping.name)
@@ -358,7 +358,7 @@ public final class Pipeline {
                     }
                     batch.mappingName = mappingName
                 }
-                batch.items.append(item)
+                batch.append(item)
                 if batch.isFull {
                     batch.bytesRead = reader.bytesRead
                     flow.sendFilled(batch, last: false)
