@@ -761,3 +761,57 @@ let allSampleNames = [
         #expect(dash.status < 128, "\(dash.stderr)")
     }
 }
+
+/// An interrupted or failed `export` or `validate --rejects` leaves the output as it was, and no
+/// staging file: they wrote straight into it (a partial file that looked complete, over the old
+/// one), and an interrupted `convert` left its hidden staging file (found by audit).
+@Suite struct InterruptedOutputTests {
+    /// Starts `arguments`, waits for a staging file of `output` to appear, sends SIGTERM. False
+    /// when the command finished first.
+    func interrupt(_ arguments: [String], output: URL) throws -> (interrupted: Bool, status: Int32) {
+        let dir = output.deletingLastPathComponent()
+        let process = try startVinyard(arguments)
+        let staged = waitUntil(timeout: 60) {
+            !process.isRunning
+                || ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).contains { $0.hasPrefix(".vinyard-") }
+        }
+        let interrupted = staged && process.isRunning
+        if interrupted { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        return (interrupted, process.terminationStatus)
+    }
+
+    func leftovers(_ dir: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasPrefix(".vinyard-") }
+    }
+
+    @Test func interruptedOutputsStayAsTheyWere() throws {
+        let big = try GeneratedFiles.fleet(rows: 100_000, seed: 3)
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fleet.db").path
+        try #require(try runVinyard(["import", big, "--db", db, "--quiet"], timeout: 120).status == 0)
+        let old = Data("old contents\n".utf8)
+        var interruptions = 0
+        for (name, arguments) in [
+            ("out.json", ["export", "--db", db, "-o"]),
+            ("rejects.csv", ["validate", big, "--quiet", "--rejects"]),
+            ("out.jsonl", ["convert", big, "--quiet", "-o"]),
+        ] {
+            let output = dir.appendingPathComponent(name)
+            try old.write(to: output)
+            let (interrupted, status) = try interrupt(arguments + [output.path], output: output)
+            guard interrupted else { continue }  // finished before the signal: nothing to check
+            interruptions += 1
+            #expect(status == 143, "\(name)")
+            #expect(try Data(contentsOf: output) == old, "\(name) was changed")
+            #expect(leftovers(dir).isEmpty, "\(name): \(leftovers(dir))")
+        }
+        #expect(interruptions > 0, "every command finished before it could be interrupted")
+        // Finished, the outputs are in place and nothing is left beside them.
+        let done = try runVinyard(["export", "--db", db, "-o", dir.appendingPathComponent("out.json").path], timeout: 120)
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(try Data(contentsOf: dir.appendingPathComponent("out.json")).count > 1000)
+        #expect(leftovers(dir).isEmpty)
+    }
+}

@@ -27,7 +27,9 @@ public final class RejectsWriter {
     /// - Throws: `.cantCreate` when the file cannot be created.
     public init(path: String) throws {
         self.path = path
-        sink = try openOutput(path: path)
+        // Moved into place when finished: a run that fails or is interrupted leaves no partial
+        // rejects file (it left one that looked complete, over the one that was there).
+        sink = try StagedFileSink(path: path)
         let format = OutputFormat(fileName: path)
         jsonArray = format == .json
         jsonLines = format == .json || format == .jsonl

@@ -48,6 +48,7 @@ struct Convert: ParsableCommand {
     var guardFormulas = false
 
     func run() throws {
+        removeStagedOutputsOnSignal()
         try reportingErrors {
             guard input.inputs.count == 1, let path = input.inputs.first else {
                 throw VinyardError(.usage, "convert takes exactly one input (got \(input.inputs.count))")
@@ -68,8 +69,12 @@ struct Convert: ParsableCommand {
             // The output is written beside its place and moved there whole when the run succeeds:
             // an input that fails part-way (a corrupt gzip stream, a JSON syntax error between
             // records) left a truncated file that looked like a finished one.
-            if let staging = stagingPath() {
-                defer { try? FileManager.default.removeItem(atPath: staging) }
+            if let staging = StagedOutputs.stagingPath(for: output) {
+                StagedOutputs.register(staging)
+                defer {
+                    try? FileManager.default.removeItem(atPath: staging)
+                    StagedOutputs.unregister(staging)
+                }
                 try convert(path: path, options: options, outputFormat: outputFormat, to: staging)
                 guard rename(staging, output) == 0 else {
                     throw VinyardError(.io, "\(output): cannot move the converted output into place: \(String(cString: strerror(errno)))")
@@ -87,21 +92,6 @@ struct Convert: ParsableCommand {
         } else {
             try convertCanonical(path: path, options: options, outputFormat: outputFormat, to: destination)
         }
-    }
-
-    /// Where a file output is written until the run succeeds: a hidden file in the output's
-    /// directory (same file system, so the move is a rename), keeping its name's ending (`.gz`).
-    /// Nil for standard output and for an existing output that is not a regular file (a FIFO, a
-    /// device: replacing it would be wrong).
-    private func stagingPath() -> String? {
-        guard output != "-" else { return nil }
-        // (A symbolic link is written through, not replaced: it is not a regular file here.)
-        if FileManager.default.fileExists(atPath: output), !isRegularFile(output) { return nil }
-        let url = URL(fileURLWithPath: output)
-        let directory = url.deletingLastPathComponent().path
-        // A missing or read-only directory: the output's own error names the output.
-        guard FileManager.default.isWritableFile(atPath: directory) else { return nil }
-        return url.deletingLastPathComponent().appendingPathComponent(".vinyard-\(getpid())-\(url.lastPathComponent)").path
     }
 
     private func makeWriter(_ outputFormat: OutputFormat, columns: [String], to path: String) throws -> any RecordWriter {

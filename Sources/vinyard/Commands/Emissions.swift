@@ -45,6 +45,7 @@ struct Emissions: ParsableCommand {
     var columns: String?
 
     func run() throws {
+        removeStagedOutputsOnSignal()
         try reportingErrors {
             let output = query.output ?? "-"
             try checkOutputsAreNotRead([("-o", output)], reads: [("database", query.db)])

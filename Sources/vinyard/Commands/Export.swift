@@ -63,6 +63,7 @@ struct Export: ParsableCommand {
     var rawCells = false
 
     func run() throws {
+        removeStagedOutputsOnSignal()
         try reportingErrors {
             let output = query.output ?? "-"
             try checkOutputsAreNotRead([("-o", output)], reads: [("database", query.db)])

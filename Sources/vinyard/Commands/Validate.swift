@@ -41,6 +41,7 @@ struct Validate: ParsableCommand {
 
     func run() throws {
         var rejected = 0
+        removeStagedOutputsOnSignal()
         try reportingErrors {
             try checkOutputsAreNotRead([("--rejects", rejects)], reads: input.inputs.map { ("input", $0) })
             let catalog = try pipeline.catalog()

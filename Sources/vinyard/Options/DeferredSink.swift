@@ -10,7 +10,9 @@ final class DeferredSink: ByteSink {
 
     private func opened() throws -> any ByteSink {
         if let sink { return sink }
-        let sink = try openOutput(path: path)
+        // Written beside its place and moved there when complete (an interrupted or failed
+        // export left a truncated file that looked finished).
+        let sink = try StagedFileSink(path: path)
         self.sink = sink
         return sink
     }

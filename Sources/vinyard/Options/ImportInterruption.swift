@@ -80,6 +80,7 @@ final class ImportInterruption: @unchecked Sendable {
         }
         FileHandle.standardError.write(
             Data(Self.message(signal: signal, database: database, committed: false).utf8))
+        StagedOutputs.removeAll()  // an unfinished --rejects file
         _exit(128 + signal)
     }
 }

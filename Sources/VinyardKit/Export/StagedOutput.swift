@@ -1,0 +1,76 @@
+import Foundation
+import Synchronization
+
+/// Output files written beside their place and moved there when complete, so that a run that
+/// fails or is interrupted part-way never leaves a truncated file that looks finished (nor
+/// overwrites the one that was there). The staging files of the process are listed here so a
+/// signal handler can remove them (``removeAll()``).
+public enum StagedOutputs {
+    private static let staged = Mutex<Set<String>>([])
+
+    /// Where a file output is written until it is complete: a hidden file in the output's
+    /// directory (same file system, so the move is a rename), keeping its name's ending (`.gz`).
+    /// Nil for standard output and for an existing output that is not a regular file (a FIFO, a
+    /// device: replacing it would be wrong), or a directory that cannot be written (the output's
+    /// own error then names the output).
+    public static func stagingPath(for output: String) -> String? {
+        guard output != "-" else { return nil }
+        var info = stat()
+        // (A symbolic link is written through, not replaced: `lstat` says it is no regular file.)
+        if lstat(output, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG { return nil }
+        let url = URL(fileURLWithPath: output)
+        let directory = url.deletingLastPathComponent()
+        guard access(directory.path, W_OK) == 0 else { return nil }
+        return directory.appendingPathComponent(".vinyard-\(getpid())-\(url.lastPathComponent)").path
+    }
+
+    public static func register(_ path: String) { _ = staged.withLock { $0.insert(path) } }
+    public static func unregister(_ path: String) { _ = staged.withLock { $0.remove(path) } }
+
+    /// Removes every staging file not yet moved into place (on SIGINT or SIGTERM).
+    public static func removeAll() {
+        for path in staged.withLock({ $0 }) { unlink(path) }
+    }
+}
+
+/// A file output written to its staging file and moved into place by ``close()``; dropped
+/// without ``close()`` (an error ended the run), the staging file is removed.
+public final class StagedFileSink: ByteSink {
+    private let path: String
+    private let staging: String?
+    private let inner: any ByteSink
+    private var committed = false
+
+    /// - Throws: `.cantCreate` when the output cannot be created.
+    public init(path: String) throws {
+        self.path = path
+        staging = StagedOutputs.stagingPath(for: path)
+        if let staging { StagedOutputs.register(staging) }
+        do {
+            inner = try openOutput(path: staging ?? path)
+        } catch {
+            if let staging { StagedOutputs.unregister(staging) }
+            throw error
+        }
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws { try inner.write(bytes) }
+
+    public func close() throws {
+        try inner.close()
+        guard let staging, !committed else { return }
+        committed = true
+        defer { StagedOutputs.unregister(staging) }
+        guard rename(staging, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(staging)
+            throw VinyardError(.io, "\(path): cannot move the output into place: \(reason)")
+        }
+    }
+
+    deinit {
+        guard let staging, !committed else { return }
+        unlink(staging)
+        StagedOutputs.unregister(staging)
+    }
+}
