@@ -43,8 +43,9 @@ public final class RawRecordRereader {
             // Only a regular file (or a link to one) can be read again: a named pipe's second open
             // waited forever for a writer that had gone (standard input and pipes store the row
             // as it was stored instead). Once per input: `stat`, which follows links.
+            // Nor one that changed since the run read it: its lines hold other records now.
             var info = stat()
-            guard stat(name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+            guard stat(name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, InputSnapshots.unchanged(name),
                 let opened = try? openInput(path: name, options: options)
             else {
                 exhausted = true

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A stream of bytes: a file, standard input, or a decoder wrapping another source.
 public protocol ByteSource: AnyObject {
@@ -260,5 +261,39 @@ public final class MemoryByteSource: ByteSource {
         bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + n])) }
         offset += n
         return n
+    }
+}
+
+/// What identifies a regular file's contents cheaply: device, inode, size and modification time.
+public struct FileSnapshot: Equatable, Sendable {
+    let device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int
+
+    /// The snapshot of the regular file at `path` (following links); nil for anything else.
+    public static func of(path: String) -> FileSnapshot? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return FileSnapshot(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec)
+    }
+}
+
+/// The snapshot of each input file as it was first opened in this process, so a command that
+/// reads an input again (`convert`'s second pass, an import's replaced records) can tell that
+/// it changed in between: an input rewritten mid-run gave other vehicles' records as the raw
+/// records of replaced rows, and an empty second pass (found by audit).
+public enum InputSnapshots {
+    private static let snapshots = Mutex<[String: FileSnapshot]>([:])
+
+    /// Records `path`'s snapshot unless one is recorded already.
+    static func recordFirst(_ path: String) {
+        guard path != "-", let snapshot = FileSnapshot.of(path: path) else { return }
+        snapshots.withLock { if $0[path] == nil { $0[path] = snapshot } }
+    }
+
+    /// True when `path` is still the file first opened (or was never recorded).
+    public static func unchanged(_ path: String) -> Bool {
+        guard let first = snapshots.withLock({ $0[path] }) else { return true }
+        return FileSnapshot.of(path: path) == first
     }
 }

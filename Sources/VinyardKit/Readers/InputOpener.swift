@@ -111,6 +111,7 @@ public final class InputReader: RecordReader {
 ///   JSON syntax), `.usage` (ambiguous delimiter).
 public func openInput(path: String, options: ReadOptions = ReadOptions()) throws -> InputReader {
     let opened = try FileByteSource(path: path)
+    InputSnapshots.recordFirst(path)
     let totalBytes = opened.regularFileSize
     let file = CountingByteSource(opened)
     // Sniff the gzip magic.

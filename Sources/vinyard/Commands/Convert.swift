@@ -128,8 +128,16 @@ struct Convert: ParsableCommand {
         try sink.finish(emptyColumns: fallback)
         var keptFirst = false
         if !sink.repeatedKeys.isEmpty, path != "-", isRegularFile(path) {
+            // The second pass reads the same records, or nothing is written.
+            func requireUnchanged() throws {
+                guard InputSnapshots.unchanged(path) else {
+                    throw VinyardError(.io, "\(path) changed while it was converted (it is read twice when keys repeat); convert it again")
+                }
+            }
+            try requireUnchanged()
             let last = ConvertSink(keepingLastOf: sink.repeatedKeys) { columns in try makeWriter(outputFormat, columns: columns, to: destination) }
             _ = try Pipeline(options: options, catalog: catalog).run(inputs: [path], into: last, progress: nil)
+            try requireUnchanged()
             try last.finish(emptyColumns: fallback)
         } else {
             keptFirst = !sink.repeatedKeys.isEmpty

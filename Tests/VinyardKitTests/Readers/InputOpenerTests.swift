@@ -64,3 +64,25 @@ import Testing
         #expect { _ = try openInput(path: path) } throws: { ($0 as? VinyardError)?.code == .malformedInput && "\($0)".contains("g.bin") }
     }
 }
+
+/// An input that changed after the run first read it is not read again for raw records: its
+/// lines hold other records now (an audit rewrote an input mid-import, and replaced rows got other
+/// vehicles' records as their raw records).
+@Suite struct ChangedInputTests {
+    @Test func changedInputIsNotReadAgain() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vinyard-changed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("in.csv").path
+        try Data("vin,make\n1FTFW1E57KFA14352,Ford\n1HGCV1F52MA000123,Honda\n".utf8).write(to: URL(fileURLWithPath: path))
+        _ = try openInput(path: path)
+        #expect(InputSnapshots.unchanged(path))
+        let rereader = RawRecordRereader(options: ReadOptions())
+        #expect(try rereader.record(input: path, line: 2, key: "1FTFW1E57KFA14352")?.fields.first?.value == .string("1FTFW1E57KFA14352"))
+        // The same size, other records: a rewrite in another order.
+        try Data("vin,make\n1HGCV1F52MA000123,Honda\n1FTFW1E57KFA14352,Ford\n".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(!InputSnapshots.unchanged(path))
+        let again = RawRecordRereader(options: ReadOptions())
+        #expect(try again.record(input: path, line: 2, key: "1FTFW1E57KFA14352") == nil)
+    }
+}
