@@ -97,6 +97,13 @@ import Testing
         #expect(codes == ["vin.length"], "\(r.stdout)")
     }
 
+    /// Control characters of the input reach the terminal escaped, not as an escape sequence.
+    @Test func controlCharactersAreShownEscaped() throws {
+        let r = try runVinyard(["decode", "1FTFW1\u{1B}]0;x\u{07}"])
+        #expect(!r.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(r.stdout)")
+        #expect(r.stdout.hasPrefix("1FTFW1\\u{1B}]0;X\\u{7}: INVALID"), "\(r.stdout)")
+    }
+
     @Test func headerOfAListIsSkipped() throws {
         let r = try runVinyard(["decode", "--format", "json", "-"], stdin: Data("VIN\n1FTFW1E57KFA14352\nvin\n".utf8))
         let decoded = try #require(JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]])

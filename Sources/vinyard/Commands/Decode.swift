@@ -96,9 +96,9 @@ struct Decode: ParsableCommand {
 /// Renders decode results as text or as the JSON array of DESIGN.md.
 enum DecodeOutput {
     static func text(_ a: VINAnalysis) -> String {
-        var lines = ["\(a.normalized.isEmpty ? "(empty)" : a.normalized): \(a.valid ? "valid" : "INVALID")"]
+        var lines = ["\(a.normalized.isEmpty ? "(empty)" : visible(a.normalized)): \(a.valid ? "valid" : "INVALID")"]
         for f in a.findings {
-            lines.append("  \(f.severity.rawValue) \(f.code): \(f.message)")
+            lines.append("  \(f.severity.rawValue) \(f.code): \(visible(f.message))")
         }
         func row(_ label: String, _ value: String?) {
             if let value { lines.append("  \(label.padding(toLength: 13, withPad: " ", startingAt: 0))\(value)") }
@@ -135,6 +135,21 @@ enum DecodeOutput {
             ("serial", optional(a.serial)),
         ]
         return "{" + fields.map { "\(string($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+    }
+
+    /// Control characters of the input written as `\u{1B}`: a VIN holding an escape sequence
+    /// (`1FTFW1\e]0;x\a`) reached the terminal as one.
+    static func visible(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else { return s }
+        var out = ""
+        for scalar in s.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     static func optional(_ s: String?) -> String { s.map(string) ?? "null" }
