@@ -1,5 +1,3 @@
-import Foundation
-
 /// Reads inputs of a run again for the raw records at given lines, asked for in ascending line
 /// order per input (one pass over each input at most; it is read only up to the last line asked
 /// for). A store replaces a row within a run after its record has gone by; this gets the record
@@ -42,10 +40,9 @@ public final class RawRecordRereader {
             exhausted = false
             // Only a regular file (or a link to one) can be read again: a named pipe's second open
             // waited forever for a writer that had gone (standard input and pipes store the row
-            // as it was stored instead). Once per input: `stat`, which follows links.
+            // as it was stored instead). Once per input; `stat` follows links.
             // Nor one that changed since the run read it: its lines hold other records now.
-            var info = stat()
-            guard stat(name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, InputSnapshots.unchanged(name),
+            guard FileSnapshot.of(path: name) != nil, InputSnapshots.unchanged(name),
                 let opened = try? openInput(path: name, options: options)
             else {
                 exhausted = true
