@@ -22,7 +22,7 @@ public struct KeyTracker: Sendable {
     /// goes unnoticed with odds of 1 in 500,000), 8 each for 32, at least 4 for all 64. It was a
     /// byte for each of the first 16 only: 1 in 256, and a conflict in a later field was never
     /// seen (an audit found `validate` reporting none where `import` reported one).
-    struct Fingerprints: Sendable, Equatable {
+    struct Fingerprints: Sendable {
         var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
         static func width(filled: Int) -> Int { filled == 0 ? 64 : min(64, 256 / filled) }
@@ -64,10 +64,6 @@ public struct KeyTracker: Sendable {
             case 2: words.2
             default: words.3
             }
-        }
-
-        static func == (a: Self, b: Self) -> Bool {
-            a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
         }
     }
 

@@ -28,16 +28,11 @@ public enum VINDecoder {
     }
 
     /// True where the check digit is mandatory: North America (1-5, and 7, assigned to the US) and
-    /// China (L, and H since SAE assigned it to China).
-    static func checkDigitMandatory(_ b: [UInt8]) -> Bool {
-        guard let first = b.first else { return false }
-        return mandatoryFirst(first)
-    }
-
-    /// A first character of the regions where the check digit is mandatory.
+    /// China (L, and H since SAE assigned it to China). For an array or a buffer of the VIN's bytes.
     @inline(__always)
-    static func mandatoryFirst(_ first: UInt8) -> Bool {
-        (first >= UInt8(ascii: "1") && first <= UInt8(ascii: "5")) || first == UInt8(ascii: "7") || isChinese(first)
+    static func checkDigitMandatory<C: Collection>(_ b: C) -> Bool where C.Element == UInt8 {
+        guard let first = b.first else { return false }
+        return (first >= UInt8(ascii: "1") && first <= UInt8(ascii: "5")) || first == UInt8(ascii: "7") || isChinese(first)
     }
 
     /// A first character assigned to China: L, and H (SAE's newer allocation).
@@ -52,13 +47,6 @@ public enum VINDecoder {
         guard b.count > 1 else { return false }
         let first = b[b.startIndex], second = b[b.startIndex + 1]
         return first == UInt8(ascii: "J") || (first == UInt8(ascii: "K") && VINCountries.fastCountry(first, second) == "South Korea")
-    }
-
-    /// ``checkDigitMandatory(_:)`` over a buffer.
-    @inline(__always)
-    static func checkDigitMandatory(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let first = b.first else { return false }
-        return mandatoryFirst(first)
     }
 
     /// Where the model-year code at position 10 is mandatory: the same regions as the check digit.
