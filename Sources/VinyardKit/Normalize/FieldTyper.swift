@@ -376,6 +376,20 @@ final class FieldTyper {
         return nil
     }
 
+    /// A number to show in a message: inside the field's range (doors: 4, model_year: 1988), not
+    /// one that the range would refuse (`doors 'four'` was told to write 45210).
+    private func exampleNumber(whole: Bool) -> String {
+        let nominal = whole ? 45210.0 : 12.5
+        let value: Double
+        switch (minimum, maximum) {
+        case (let lo?, let hi?): value = whole ? ((lo + hi) / 2).rounded(.down) : (lo + hi) / 2
+        case (let lo?, nil): value = max(lo, nominal)
+        case (nil, let hi?): value = min(hi, nominal)
+        case (nil, nil): value = nominal
+        }
+        return FieldValue.format(value)
+    }
+
     private var rangeText: String {
         switch (minimum, maximum) {
         case (let lo?, let hi?): " (allowed \(FieldValue.format(lo))..\(FieldValue.format(hi)))"
@@ -384,7 +398,7 @@ final class FieldTyper {
     }
 
     private func numberFailure(_ f: ValueParser.NumberFailure, _ text: String, whole: Bool) -> Finding {
-        let example = whole ? "a whole number such as 45210" : "a number such as 12.5"
+        let example = whole ? "a whole number such as \(exampleNumber(whole: true))" : "a number such as \(exampleNumber(whole: false))"
         switch f {
         case .invalid:
             return finding(.fieldType, text, "is not \(whole ? "a whole number" : "a number"); write \(example)")

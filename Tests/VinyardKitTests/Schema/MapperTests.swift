@@ -357,6 +357,18 @@ import Testing
         let r = m.map(rawRecord([("vin", .string("1HGCV1F52MA000123")), ("make", .array([.string("a")])), ("doors", .bool(true))]))
         #expect(r.codes == ["field.type", "field.type"])
     }
+
+    /// A type error's example is a value the field would take: `doors 'four'` was told to write
+    /// 45210, `model_year` likewise.
+    @Test func typeErrorsSuggestAValueInRange() throws {
+        let m = try mapper("fleet")
+        let r = m.map(csvRecord(["VIN", "Doors", "Year", "Odometer", "Price"], ["1HGCV1F52MA000123", "four", "'2021", "many", "cheap"]))
+        let messages = Dictionary(r.findings.map { ($0.field ?? "", $0.message) }, uniquingKeysWith: { a, _ in a })
+        #expect(messages["doors"]?.hasSuffix("write a whole number such as 4") == true, "\(messages)")
+        #expect(messages["model_year"]?.hasSuffix("write a whole number such as 1988") == true, "\(messages)")
+        #expect(messages["odometer_km"]?.hasSuffix("write a whole number such as 2500000") == true, "\(messages)")
+        #expect(messages["price"]?.hasSuffix("write a number such as 12.5") == true, "\(messages)")
+    }
 }
 
 @Suite struct RandomVehicleMappingTests {
