@@ -76,7 +76,7 @@ struct Import: ParsableCommand {
                 Data(ImportInterruption.message(signal: signal, database: db, committed: committed).utf8))
             throw ExitCode(128 + signal)
         }
-        try reportingErrors {
+        try reportingErrors(jsonReport: report == .json && rejects != "-") {
             // Before anything is opened: a --rejects file that is an input or the database
             // itself would destroy it.
             try checkOutputsAreNotRead(

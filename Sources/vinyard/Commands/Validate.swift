@@ -42,7 +42,7 @@ struct Validate: ParsableCommand {
     func run() throws {
         var rejected = 0
         removeStagedOutputsOnSignal()
-        try reportingErrors {
+        try reportingErrors(jsonReport: report == .json && rejects != "-") {
             try checkOutputsAreNotRead([("--rejects", rejects)], reads: input.inputs.map { ("input", $0) })
             let catalog = try pipeline.catalog()
             let options = try pipeline.pipelineOptions(read: try input.readOptions(), catalog: catalog)

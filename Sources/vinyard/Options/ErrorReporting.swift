@@ -4,11 +4,32 @@ import VinyardKit
 
 /// Runs a command body, turning a ``VinyardError`` into a one-line `error: …` on standard error
 /// and its documented exit status.
-func reportingErrors(_ body: () throws -> Void) throws {
+///
+/// With `jsonReport` (`--report json`, whose report is on standard output) the failure is also
+/// one JSON object on standard output, `{"error": {"kind", "message", "exit_status"}}`, so a
+/// script that parses the report gets an object on every run instead of nothing (a malformed
+/// input printed no report at all).
+func reportingErrors(jsonReport: Bool = false, _ body: () throws -> Void) throws {
     do {
         try body()
     } catch let error as VinyardError {
         FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+        if jsonReport { try? FileByteSink.writeStandardOutput(errorReportJSON(error) + "\n") }
         throw ExitCode(error.code.exitStatus)
     }
+}
+
+/// `{"error": {"exit_status": 65, "kind": "malformed_input", "message": "…"}}`.
+func errorReportJSON(_ error: VinyardError) -> String {
+    // `malformedInput` → `malformed_input`, as the report's other keys are written.
+    let kind = error.code.description.reduce(into: "") { out, c in
+        if c.isUppercase { out += "_" + c.lowercased() } else { out.append(c) }
+    }
+    let object: [String: Any] = [
+        "error": ["kind": kind, "message": error.description, "exit_status": Int(error.code.exitStatus)] as [String: Any]
+    ]
+    guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted]) else {
+        return "{}"
+    }
+    return String(decoding: data, as: UTF8.self)
 }

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+import VinyardKit
+
+/// Findings of review 16 (session 13's audits of messy CSV files, the command line and JSON
+/// sources), each run through the built binary.
+@Suite struct Review16Tests {
+    /// With `--report json` a run that fails (a malformed input) still prints one JSON object on
+    /// standard output, naming the error and the exit status; it printed nothing, so a script
+    /// parsing the report had nothing to parse. The error line stays on standard error.
+    @Test func aFailedRunPrintsAJSONErrorReport() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bad = dir.appendingPathComponent("bad.csv.gz")
+        try Data([0x1F, 0x8B, 0x08, 0x00] + Array("garbage".utf8)).write(to: bad)
+        let good = packageRoot.appendingPathComponent("Samples/fleet.csv").path
+        let db = dir.appendingPathComponent("x.db").path
+        for arguments in [
+            ["validate", good, bad.path, "--report", "json"],
+            ["import", good, bad.path, "--db", db, "--report", "json"],
+        ] {
+            let r = try runVinyard(arguments)
+            #expect(r.status == 65, "\(arguments[0]): \(r.stderr)")
+            #expect(r.stderr.contains("error: \(bad.path): corrupt gzip stream"), "\(r.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], "\(r.stdout)")
+            let error = try #require(object["error"] as? [String: Any], "\(r.stdout)")
+            #expect(error["exit_status"] as? Int == 65)
+            #expect(error["kind"] as? String == "malformed_input")
+            #expect((error["message"] as? String)?.contains("bad.csv.gz: corrupt gzip stream") == true, "\(error)")
+        }
+        // The text report prints nothing on standard output for a failed run.
+        let text = try runVinyard(["validate", good, bad.path])
+        #expect(text.status == 65)
+        #expect(text.stdout.isEmpty, "\(text.stdout)")
+        // A missing input is exit 66 in the JSON too.
+        let missing = try runVinyard(["validate", dir.appendingPathComponent("none.csv").path, "--report", "json"])
+        #expect(missing.status == 66)
+        let object = try #require(try JSONSerialization.jsonObject(with: missing.stdoutData) as? [String: Any])
+        #expect((object["error"] as? [String: Any])?["exit_status"] as? Int == 66, "\(missing.stdout)")
+    }
+}
