@@ -679,6 +679,30 @@ let allSamples = [
         #expect(report["rejected"] as? Int == 0)
     }
 
+    /// A title of several cells (`Leasing Co;Fleet list;exported 2026-11-01;page 1`) is skipped too,
+    /// detected or forced: it was taken for the header (a usage error, or with `--source fleet`
+    /// every row a ragged reject).
+    @Test func titleOfSeveralCellsIsSkipped() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (name, title) in [
+            ("semicolons.csv", "Leasing Co;Fleet list;exported 2026-11-01;page 1\r\nVIN;Make;Odometer\r\n"),
+            ("commas.csv", "Fleet report, Q3 2026, exported by Leasing Co\nVIN,Make,Odometer\n"),
+        ] {
+            let input = dir.appendingPathComponent(name)
+            let separator = name == "commas.csv" ? "," : ";"
+            try Data((title + ["1FTFW1E57KFA14352", "Ford", "12"].joined(separator: separator) + "\n").utf8).write(to: input)
+            for extra in [[], ["--source", "fleet"]] {
+                let r = try runVinyard(["validate", input.path, "--report", "json"] + extra)
+                #expect(r.status == 0, "\(name) \(extra): \(r.stderr)")
+                #expect(r.stderr.contains("1 line above the header skipped as a title or note"), "\(r.stderr)")
+                let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], "\(r.stdout)")
+                #expect(report["read"] as? Int == 1, "\(name) \(extra): \(r.stdout)")
+                #expect(report["inserted"] as? Int == 1, "\(name) \(extra): \(r.stdout)")
+            }
+        }
+    }
+
     @Test func titleLineOnStandardInputGetsAHint() throws {
         let r = try runVinyard(
             ["validate", "-"], stdin: Data("Fleet export;generated 2026-11-01\nVIN;Make;Model\n1FTFW1E57KFA14352;Ford;F-150\n".utf8))

@@ -145,7 +145,7 @@ public final class Pipeline {
             func mapsAColumn(_ header: [String]) -> Bool {
                 forcedMapper.unmappedKeys(header).count < header.filter { !$0.isEmpty }.count
             }
-            if let header = reader.csvHeader, header.filter({ !$0.isEmpty }).count <= 2, !mapsAColumn(header),
+            if let header = reader.csvHeader, !mapsAColumn(header),
                 let (again, _) = try readBelowPreamble(path, accept: { mapsAColumn($0) ? true : nil })
             {
                 reader = again
@@ -158,7 +158,7 @@ public final class Pipeline {
             var mapping: SourceMapping
             do {
                 mapping = try detector.detect(keys: header, wrapper: nil, inputName: path)
-            } catch var error as VinyardError where header.filter({ !$0.isEmpty }).count <= 2 {
+            } catch var error as VinyardError {
                 // A title or note above the table (`Fleet export, 2026-11-01`), as spreadsheet
                 // exports write: a file is read again from the top with up to
                 // `maxPreambleLines` lines skipped, until a header names a source.
