@@ -517,6 +517,14 @@ public final class CSVReader: RecordReader {
             !rows.isEmpty && rows.allSatisfy { $0[c] == headerCounts[c] }
         }
         if consistent.count == 1 { return candidates[consistent[0]] }
+        // Several delimiters as consistent (a German Excel header `VIN;Make;Odometer, km;Price, EUR`
+        // over rows with decimal commas): the one that splits the header into the most columns,
+        // when one does (the others are then inside column names).
+        if consistent.count > 1 {
+            let most = consistent.map { headerCounts[$0] }.max() ?? 0
+            let top = consistent.filter { headerCounts[$0] == most }
+            if top.count == 1 { return candidates[top[0]] }
+        }
         let names = present.map { "\(Self.delimiterName(candidates[$0])) (\(headerCounts[$0])×)" }.joined(separator: ", ")
         throw VinyardError(
             .usage,

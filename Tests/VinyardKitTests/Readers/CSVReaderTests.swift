@@ -118,6 +118,16 @@ import Testing
         } throws: { ($0 as? VinyardError)?.code == .usage && "\($0)".contains("--delimiter") }
     }
 
+    /// A German Excel header with commas in column names, over rows whose decimal commas happen
+    /// to match them: both delimiters are consistent, and the one that splits the header into
+    /// more columns wins (it was a usage error).
+    @Test func consistentDelimitersResolvedByTheMostColumns() throws {
+        let (reader, items) = try read("VIN;Make;Odometer, km;Price, EUR\n1FTFW1E57KFA14352;Ford;12,5;1.000,50\n")
+        #expect(reader.delimiter == UInt8(ascii: ";"))
+        #expect(reader.header == ["VIN", "Make", "Odometer, km", "Price, EUR"])
+        #expect(items.first?.record?.strings == ["1FTFW1E57KFA14352", "Ford", "12,5", "1.000,50"])
+    }
+
     @Test func ambiguityResolvedByConsistentRows() throws {
         let (reader, _) = try read("name;odometer (km, approx);make\nA;1;B\nC;2;D\n")
         #expect(reader.delimiter == UInt8(ascii: ";"))
