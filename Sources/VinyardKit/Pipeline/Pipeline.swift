@@ -177,10 +177,19 @@ public final class Pipeline {
         input.source = mappingName ?? ""
         // A CSV column another column of the header shadows is named in the report, once per input.
         // So are columns that no field takes (their values are not loaded anywhere but in rejects).
+        // A rejects file's `_extra` column: a loaded record whose `_extra` holds values is said once.
+        var extraColumn: Int?
         if let mapper, let header = reader.csvHeader {
             input.warnings += mapper.shadowedColumns(header).map(\.message)
             // A rejects file read again: its provenance and findings columns are the earlier run's, not data.
-            let unmapped = mapper.unmappedKeys(header).filter { !$0.isEmpty && !RejectsWriter.regeneratedNames.contains($0) }
+            // So is its `_extra` column (empty but for ragged rows, whose extra values a reject keeps
+            // in the new `_extra`): every rejects file read again was told its own column is not loaded.
+            let isRejectsFile = header.contains("_findings") && header.contains("_input")
+            if isRejectsFile { extraColumn = header.lastIndex(of: "_extra") }
+            let unmapped = mapper.unmappedKeys(header).filter {
+                !$0.isEmpty && !RejectsWriter.regeneratedNames.contains($0)
+                    && !(isRejectsFile && RejectsWriter.bookkeepingNames.contains($0))
+            }
             if !unmapped.isEmpty {
                 // Each name's column from one pass over the header (a search per name was
                 // quadratic: 17 s for a 100,000-column header), and at most 20 named, as for JSON keys.
@@ -275,6 +284,12 @@ public final class Pipeline {
                     }
                 }
                 try consume(batch, sink: sink, input: &input, report: &report)
+                if let column = extraColumn, let line = Self.loadedExtra(batch, column: column) {
+                    extraColumn = nil
+                    input.warnings.append(
+                        "line \(line): the '_extra' column holds values of the earlier run's ragged row; they are not loaded: "
+                            + "move them into their columns (or they stay only in this file)")
+                }
             } catch {
                 flow.cancel()
                 throw error
@@ -478,6 +493,18 @@ public final class Pipeline {
                 }
             }
         }
+    }
+
+    /// The line of the batch's first loaded record whose CSV column `column` (a rejects file's
+    /// `_extra`) holds a value; nil when none does.
+    private static func loadedExtra(_ batch: RecordBatch, column: Int) -> Int? {
+        for record in batch.records.prefix(batch.recordCount) where !record.isRejected && record.key != nil {
+            guard column < record.raw.fields.count, case .string(let text) = record.raw.fields[column].value,
+                !text.isEmpty
+            else { continue }
+            return record.provenance.line
+        }
+        return nil
     }
 
     private func vinText(_ record: CanonicalRecord, _ mapper: Mapper) -> String? {
