@@ -38,4 +38,36 @@ import VinyardKit
         let object = try #require(try JSONSerialization.jsonObject(with: missing.stdoutData) as? [String: Any])
         #expect((object["error"] as? [String: Any])?["exit_status"] as? Int == 66, "\(missing.stdout)")
     }
+
+    /// A header that repeats a name (`VIN,Make,VIN`) or has several empty ones (an Excel export's
+    /// trailing columns) gave JSON objects with a key twice, and JSON readers keep one of the
+    /// values: the other was lost from `--source raw` output, rejects files and the database's
+    /// raw records. A repeated name now gets its column number.
+    @Test func repeatedColumnNamesKeepEveryValueInJSON() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("d.csv")
+        try Data("VIN,Make,VIN,Odometer,,\n1FTFW1E57KFA14352,Ford,OTHERVIN,abc,X1,Y2\n".utf8).write(to: input)
+        let raw = dir.appendingPathComponent("raw.jsonl")
+        let r = try runVinyard(["convert", input.path, "--source", "raw", "-o", raw.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: raw)) as? [String: Any])
+        #expect(object["VIN"] as? String == "1FTFW1E57KFA14352")
+        #expect(object["VIN_3"] as? String == "OTHERVIN")
+        #expect(object[""] as? String == "X1")
+        #expect(object["_6"] as? String == "Y2", "\(object)")
+        #expect(object.count == 6)
+
+        let rejects = dir.appendingPathComponent("rejects.jsonl")
+        let db = dir.appendingPathComponent("d.db").path
+        let imported = try runVinyard(["import", input.path, "--db", db, "--rejects", rejects.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let reject = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: rejects)) as? [String: Any])
+        #expect(reject["VIN_3"] as? String == "OTHERVIN", "\(reject)")
+        let stored = try runVinyard(["export", "--db", db, "--table", "rejects", "--columns", "raw", "--format", "jsonl"])
+        let row = try #require(try JSONSerialization.jsonObject(with: stored.stdoutData) as? [String: Any])
+        let rawObject = try #require(row["raw"] as? [String: Any], "\(stored.stdout)")
+        #expect(rawObject["VIN"] as? String == "1FTFW1E57KFA14352")
+        #expect(rawObject["VIN_3"] as? String == "OTHERVIN", "\(rawObject)")
+    }
 }

@@ -107,7 +107,7 @@ struct OutputBuffer {
 
     mutating func appendJSONObject(_ fields: [RawField]) {
         append(UInt8(ascii: "{"))
-        for (i, f) in fields.enumerated() {
+        for (i, f) in RawField.withUniqueNames(fields).enumerated() {
             if i > 0 { append(UInt8(ascii: ",")) }
             appendJSONString(f.name)
             append(UInt8(ascii: ":"))

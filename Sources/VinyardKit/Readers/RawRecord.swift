@@ -48,6 +48,45 @@ public struct RawField: Sendable, Hashable {
     }
 }
 
+extension RawField {
+    /// The fields with every name unique, for writing them as one JSON object: a name met again
+    /// (a CSV header `VIN,Make,VIN`, the empty names of an Excel export's trailing columns, a JSON
+    /// object with a key twice) gets its 1-based position, `VIN_3` (and `_` more while that is
+    /// taken). JSON readers keep one value of a repeated key, so the other was lost from raw
+    /// records, rejects files and `--source raw` output. The same array when the names are unique.
+    public static func withUniqueNames(_ fields: [RawField]) -> [RawField] {
+        guard fields.count > 1 else { return fields }
+        var repeated = false
+        // Pairwise for the usual few fields (a CSV row's names are the header's strings: equal
+        // storage compares at once); a set past that.
+        if fields.count <= 32 {
+            outer: for i in 1..<fields.count {
+                for j in 0..<i where fields[j].name == fields[i].name {
+                    repeated = true
+                    break outer
+                }
+            }
+        } else {
+            var seen = Set<String>()
+            for f in fields where !seen.insert(f.name).inserted {
+                repeated = true
+                break
+            }
+        }
+        guard repeated else { return fields }
+        var taken = Set(fields.map(\.name))
+        var seen = Set<String>()
+        var out = fields
+        for i in out.indices where !seen.insert(out[i].name).inserted {
+            var name = "\(out[i].name)_\(i + 1)"
+            while taken.contains(name) { name += "_" }
+            taken.insert(name)
+            out[i].name = name
+        }
+        return out
+    }
+}
+
 /// A record as read: its fields in input order and its provenance.
 public struct RawRecord: Sendable, Hashable {
     public var fields: [RawField]

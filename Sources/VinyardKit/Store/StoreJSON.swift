@@ -52,7 +52,7 @@ enum StoreJSON {
                     stack.append(.array(items[...], first: true))
                 case .object(let fields):
                     out.append(UInt8(ascii: "{"))
-                    stack.append(.object(fields[...], first: true))
+                    stack.append(.object(RawField.withUniqueNames(fields)[...], first: true))
                 }
             }
             guard let top = stack.popLast() else { return }
