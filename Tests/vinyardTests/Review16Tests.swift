@@ -70,4 +70,33 @@ import VinyardKit
         #expect(rawObject["VIN"] as? String == "1FTFW1E57KFA14352")
         #expect(rawObject["VIN_3"] as? String == "OTHERVIN", "\(rawObject)")
     }
+
+    /// `export` guards a text cell starting with `= + - @` by a leading `'` (formula injection);
+    /// importing that export stored the `'` in the value and counted the row as updated. The
+    /// guard is taken off text fields on the way in; a `'` before anything else stays.
+    @Test func exportedCSVImportsBackUnchanged() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("m.csv")
+        try Data("VIN,Make,Model,Notes\n1FTFW1E57KFA14352,Ford,=HYPERLINK(\"x\"),-5C at night\n1HGCV1F52MA000123,Honda,Accord,'quoted' note\n".utf8)
+            .write(to: input)
+        let db = dir.appendingPathComponent("m.db").path
+        #expect(try runVinyard(["import", input.path, "--db", db, "--quiet"]).status == 0)
+        let exported = dir.appendingPathComponent("e.csv")
+        #expect(try runVinyard(["export", "--db", db, "-o", exported.path]).status == 0)
+        let text = try String(contentsOf: exported, encoding: .utf8)
+        #expect(text.contains("'-5C at night") && text.contains("'=HYPERLINK"), "the export keeps its guard: \(text)")
+        let again = try runVinyard(["import", exported.path, "--db", db, "--report", "json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: again.stdoutData) as? [String: Any], "\(again.stderr)")
+        #expect(report["unchanged"] as? Int == 2, "\(again.stdout)")
+        #expect(report["updated"] as? Int == 0)
+        let fresh = dir.appendingPathComponent("fresh.db").path
+        #expect(try runVinyard(["import", exported.path, "--db", fresh, "--quiet"]).status == 0)
+        let values = try runVinyard(["export", "--db", fresh, "--columns", "model,notes", "--format", "jsonl"])
+        #expect(values.stdout == """
+            {"model":"=HYPERLINK(\\"x\\")","notes":"-5C at night"}
+            {"model":"Accord","notes":"'quoted' note"}
+
+            """, "\(values.stdout)")
+    }
 }

@@ -123,7 +123,7 @@ final class FieldTyper {
             return .success(.text(arrayText(raw)))
         case .string:
             guard let text = scalarText(raw) else { return .failure(notScalar(raw)) }
-            return string(text)
+            return string(Self.withoutFormulaGuard(text))
         case .integer:
             return integer(raw, unitFactor: unitFactor)
         case .number:
@@ -142,6 +142,21 @@ final class FieldTyper {
             }
             guard let text = scalarText(raw) else { return .failure(notScalar(raw)) }
             return date(text, pattern: datePattern)
+        }
+    }
+
+    /// The text without the `'` that a CSV export (ours, or a spreadsheet's) puts before a cell
+    /// starting with `=`, `+`, `-`, `@`, tab or CR so that spreadsheets do not run it as a
+    /// formula: `export` then `import` stored `'-5C at night` for `-5C at night`. Any other text
+    /// unchanged (a `'` before anything else is the value's own).
+    static func withoutFormulaGuard(_ text: String) -> String {
+        let u = text.utf8
+        guard u.count >= 2, u.first == UInt8(ascii: "'") else { return text }
+        switch u[u.index(after: u.startIndex)] {
+        case UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D:
+            return String(text.dropFirst())
+        default:
+            return text
         }
     }
 
