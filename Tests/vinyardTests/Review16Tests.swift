@@ -99,4 +99,55 @@ import VinyardKit
 
             """, "\(values.stdout)")
     }
+
+    /// Records of a JSON array written on one line (as APIs return it) all have line 1: the rows
+    /// and `duplicates` entries could not be told apart, and a replaced location got its stored
+    /// values as `raw` (its key is in no single value, by which the record was found again). Rows
+    /// and entries now carry the element; the replaced record's raw fields are found by it.
+    @Test func minifiedJSONRecordsKeepTheirElement() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let places = dir.appendingPathComponent("lo.json")
+        try Data(
+            #"{"locations":[{"name":"Depot 0","lat":1,"long":2},{"name":"Depot 1","lat":"52.3547498","long":"4.8339215","id":17,"country":"NL"},{"name":"Depot 1","lat":52.3547498,"long":4.8339215}]}"#
+                .utf8
+        ).write(to: places)
+        let db = dir.appendingPathComponent("l.db").path
+        #expect(try runVinyard(["import", places.path, "--db", db, "--quiet"]).status == 0)
+        let entry = try runVinyard(["export", "--db", db, "--table", "duplicates", "--columns", "line,element,action,raw", "--format", "jsonl"])
+        let object = try #require(try JSONSerialization.jsonObject(with: entry.stdoutData) as? [String: Any], "\(entry.stdout)")
+        #expect(object["line"] as? Int == 1)
+        #expect(object["element"] as? Int == 1)
+        #expect(object["action"] as? String == "replaced")
+        let raw = try #require(object["raw"] as? [String: Any], "\(entry.stdout)")
+        #expect(raw["country"] as? String == "NL", "the record as read: \(raw)")
+        #expect(raw["lat"] as? String == "52.3547498", "\(raw)")
+        let rows = try runVinyard(["export", "--db", db, "--table", "locations", "--columns", "name,_line,_element", "--sort", "name"])
+        #expect(rows.stdout == "name,_line,_element\nDepot 0,1,0\nDepot 1,1,2\n", "\(rows.stdout)")
+
+        // A database written before these columns: the next import adds them.
+        do {
+            let connection = try Connection(path: db, mode: .readWrite)
+            try connection.execute(
+                "ALTER TABLE duplicates DROP COLUMN element; ALTER TABLE locations DROP COLUMN _element; ALTER TABLE vehicles DROP COLUMN _element")
+        }
+        let vehicles = dir.appendingPathComponent("rv.json")
+        try Data(
+            #"[{"id":1,"vin":"1FTFW1E57KFA14352","make_and_model":"Ford F-150"},{"id":2,"vin":"1FTFW1E57KFA14352","make_and_model":"Ford F-150","color":"Red"},{"id":3,"vin":"1HGCV1F52MA000123","make_and_model":"Honda Accord"}]"#
+                .utf8
+        ).write(to: vehicles)
+        let again = try runVinyard(["import", vehicles.path, places.path, "--db", db, "--report", "json"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: again.stdoutData) as? [String: Any], "\(again.stdout)")
+        #expect(report["inserted"] as? Int == 2, "\(again.stdout)")
+        #expect(report["unchanged"] as? Int == 2, "\(again.stdout)")
+        let vrows = try runVinyard(["export", "--db", db, "--columns", "vin,color,_element", "--sort", "vin"])
+        #expect(vrows.stdout == "vin,color,_element\n1FTFW1E57KFA14352,Red,1\n1HGCV1F52MA000123,,2\n", "\(vrows.stdout)")
+        let vdup = try runVinyard(["export", "--db", db, "--table", "duplicates", "--where", "table_name=vehicles", "--columns", "element,raw", "--format", "jsonl"])
+        let dup = try #require(try JSONSerialization.jsonObject(with: vdup.stdoutData) as? [String: Any], "\(vdup.stdout)")
+        #expect(dup["element"] as? Int == 0)
+        #expect((dup["raw"] as? [String: Any])?["id"] as? Int == 1, "\(vdup.stdout)")
+        let integrity = try runVinyard(["stats", "--db", db])
+        #expect(integrity.status == 0, "\(integrity.stderr)")
+    }
 }

@@ -20,17 +20,21 @@ public final class RawRecordRereader {
     private var exhausted = false
     /// Records kept for one line at most: a whole minified array is on one line.
     static let lineLimit = 4096
+    /// The JSON array element last returned by element (-1: none since the input was opened).
+    private var lastElement = -1
 
     public init(options: ReadOptions) {
         self.options = options
     }
 
-    /// The raw record at `line` of `input` whose values name `key` (the only record there, or
-    /// the next one with a value that is the key, or its id part, once spaces, dashes and case
-    /// are set aside); nil when there is none or the input cannot be read again.
-    public func record(input name: String, line wanted: Int, key: String) throws -> RawRecord? {
+    /// The raw record at `line` of `input` that is JSON array element `element`, when the
+    /// element is known; else the one whose values name `key` (the only record there, or the next
+    /// one with a value that is the key, or its id part, once spaces, dashes and case are set
+    /// aside). Nil when there is none or the input cannot be read again. Asked in order of line
+    /// and element, it reads the input once.
+    public func record(input name: String, line wanted: Int, element: Int? = nil, key: String) throws -> RawRecord? {
         guard name != "-" else { return nil }
-        if name != input || wanted < line {
+        if name != input || wanted < line || (element.map { $0 <= lastElement } ?? false) {
             // A new input (or an earlier line of this one: start over).
             reader = nil
             input = name
@@ -38,6 +42,7 @@ public final class RawRecordRereader {
             atLine = []
             next = nil
             exhausted = false
+            lastElement = -1
             // Only a regular file (or a link to one) can be read again: a named pipe's second open
             // waited forever for a writer that had gone (standard input and pipes store the row
             // as it was stored instead). Once per input; `stat` follows links.
@@ -50,6 +55,9 @@ public final class RawRecordRereader {
             }
             reader = opened
         }
+        // By element: the records of a minified array share one line (a location's key is in no
+        // single value, and past `lineLimit` records a line's were not all kept).
+        if let element { return self.record(element: element, line: wanted) }
         try advance(to: wanted)
         guard line == wanted, !atLine.isEmpty else { return nil }
         if atLine.count == 1 { return atLine[0] }
@@ -57,6 +65,39 @@ public final class RawRecordRereader {
         asked[key] = n + 1
         let matches = atLine.lazy.filter { Self.mentions($0.fields, key: key) }
         return matches.dropFirst(n).first
+    }
+
+    /// The record that is element `element`, reading on from the last one; nil when the input
+    /// has no such element at `line`.
+    private func record(element: Int, line wanted: Int) -> RawRecord? {
+        if let pending = next, let index = pending.provenance.index, index >= element {
+            guard index == element else { return nil }
+            next = nil
+            lastElement = element
+            return pending.provenance.line == wanted ? pending : nil
+        }
+        next = nil
+        guard let reader, !exhausted else { return nil }
+        while true {
+            let item: ReadItem?
+            do {
+                item = try reader.next()
+            } catch {
+                exhausted = true
+                return nil
+            }
+            guard let item else {
+                exhausted = true
+                return nil
+            }
+            guard case .record(let record) = item, let index = record.provenance.index, index >= element else { continue }
+            if index > element {
+                next = record
+                return nil
+            }
+            lastElement = element
+            return record.provenance.line == wanted ? record : nil
+        }
     }
 
     private func advance(to wanted: Int) throws {

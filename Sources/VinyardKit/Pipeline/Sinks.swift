@@ -158,7 +158,9 @@ public final class StoreSink: RecordSink {
 
     /// Rows replaced within the run (`last`) get their records' raw fields in `duplicates`.
     public func didReadInputs(_ records: RawRecordRereader) throws {
-        try session.fillReplacedRawFields { entry in try records.record(input: entry.input, line: entry.line, key: entry.key)?.fields }
+        try session.fillReplacedRawFields { entry in
+            try records.record(input: entry.input, line: entry.line, element: entry.element, key: entry.key)?.fields
+        }
     }
 
     public func reject(_ record: CanonicalRecord, schema: Schema, source: String) throws {

@@ -167,8 +167,8 @@ public final class ImportSession {
         try deleteRepeatedFinding.bind(runID, at: 1)
         insertDuplicate = try connection.prepare(
             """
-            INSERT INTO duplicates(run_id, table_name, key, input, line, action, raw, findings, stored)
-            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            INSERT INTO duplicates(run_id, table_name, key, input, line, action, raw, findings, stored, element)
+            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """, persistent: true)
         try insertDuplicate.bind(runID, at: 1)
         deleteDuplicate = try connection.prepare(
@@ -303,7 +303,7 @@ public final class ImportSession {
             if found == nil, writer.runKeys != nil {
                 try writer.append(
                     key: key, values: values, source: source, input: provenance.input, line: provenance.line,
-                    hash: hash, keyHash: keyHash)
+                    element: provenance.index, hash: hash, keyHash: keyHash)
                 try addFindings(record.findings, table: table, key: key, provenance: provenance)
                 return WriteResult(outcome: .inserted)
             }
@@ -313,7 +313,7 @@ public final class ImportSession {
         if found == nil {
             try writer.bindRow(
                 writer.insert, key: key, values: values, source: source, input: provenance.input, line: provenance.line,
-                hash: hash)
+                element: provenance.index, hash: hash)
             try writer.insert.step()
             writer.insert.reset()
             if connection.changes == 1 {
@@ -343,6 +343,7 @@ public final class ImportSession {
                 try move.bind(provenance.input, at: 1)
                 try move.bind(Int64(provenance.line), at: 2)
                 try move.bind(found.rowID, at: 3)
+                try move.bind(provenance.index, at: 4)
                 try move.step()
                 move.reset()
                 // Under `last` the row is this record's alone, and its warnings move with it: a
@@ -391,14 +392,14 @@ public final class ImportSession {
                     table: table, key: key, provenance: provenance, action: "replaced",
                     raw: StoreJSON.values(values, names: writer.names))
                 try addDuplicate(
-                    table: table, key: key, input: stored.input, line: stored.line, action: "replaced",
+                    table: table, key: key, input: stored.input, line: stored.line, element: stored.element, action: "replaced",
                     raw: replacedRaw, findings: replacedFindings + conflicts, stored: replacedRaw)
                 // Its raw fields are read again from the input once the run has read it all.
                 try awaitRawFields(connection.lastInsertRowID)
                 // A row an earlier run stored, left as it was by its first record in this run
                 // (Blue, then Red, then Blue again): it may yet end as it was.
                 if stored.runID != runID { try writer.noteRewrite(rowID, stored: stored, replaced: nil) }
-                try rewrite(writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line)
+                try rewrite(writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line, element: provenance.index)
                 try clearFindings(table: table, key: key)
                 try addFindings(record.findings + conflicts, table: table, key: key, provenance: provenance)
                 finalHash = hash
@@ -406,7 +407,7 @@ public final class ImportSession {
                 let raw = StoreJSON.fields(record.raw.fields)
                 try removeEarlier(table: table, key: key, provenance: provenance, action: "dropped", raw: raw)
                 try addDuplicate(
-                    table: table, key: key, input: provenance.input, line: provenance.line, action: "dropped",
+                    table: table, key: key, input: provenance.input, line: provenance.line, element: provenance.index, action: "dropped",
                     raw: raw, findings: record.findings + conflicts)
                 try addFindings(conflicts, table: table, key: key, provenance: provenance)
                 finalHash = stored.hash
@@ -414,11 +415,11 @@ public final class ImportSession {
                 let raw = StoreJSON.fields(record.raw.fields)
                 try removeEarlier(table: table, key: key, provenance: provenance, action: "merged", raw: raw)
                 try addDuplicate(
-                    table: table, key: key, input: provenance.input, line: provenance.line, action: "merged",
+                    table: table, key: key, input: provenance.input, line: provenance.line, element: provenance.index, action: "merged",
                     raw: raw, findings: record.findings + conflicts)
                 let mergedHash = writer.hash(kept)
                 if mergedHash != stored.hash {
-                    try rewrite(writer, rowID: rowID, key: key, values: kept, hash: mergedHash, source: stored.source, input: stored.input, line: stored.line)
+                    try rewrite(writer, rowID: rowID, key: key, values: kept, hash: mergedHash, source: stored.source, input: stored.input, line: stored.line, element: stored.element)
                 }
                 // The record's own warnings on what the row took from it join the row's; the
                 // copies an earlier run of the same input left go first, so re-running it does
@@ -463,7 +464,7 @@ public final class ImportSession {
                 try removeEarlier(table: table, key: key, input: stored.input, line: stored.line, action: "replaced", raw: replacedRaw)
                 let replacesAnEarlierEntry = connection.changes > 0
                 try addDuplicate(
-                    table: table, key: key, input: stored.input, line: stored.line, action: "replaced",
+                    table: table, key: key, input: stored.input, line: stored.line, element: stored.element, action: "replaced",
                     raw: replacedRaw, findings: replacedFindings)  // `raw` holds the stored values: not twice
                 // (An entry that took an earlier run's place stays, whatever happens to the row.)
                 if !replacesAnEarlierEntry { replaced = (connection.lastInsertRowID, replacedRaw) }
@@ -472,7 +473,7 @@ public final class ImportSession {
             // The record may be one an earlier run replaced: it is the row again, not a duplicate.
             try removeEarlier(
                 table: table, key: key, provenance: provenance, action: "replaced", raw: StoreJSON.values(values, names: writer.names))
-            try rewrite(writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line)
+            try rewrite(writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line, element: provenance.index)
             try clearFindings(table: table, key: key)
             try addFindings(record.findings, table: table, key: key, provenance: provenance)
             return WriteResult(outcome: .updated)
@@ -486,14 +487,14 @@ public final class ImportSession {
                 let raw = StoreJSON.fields(record.raw.fields)
                 try removeEarlier(table: table, key: key, provenance: provenance, action: action, raw: raw)
                 try addDuplicate(
-                    table: table, key: key, input: provenance.input, line: provenance.line, action: action,
+                    table: table, key: key, input: provenance.input, line: provenance.line, element: provenance.index, action: action,
                     raw: raw, findings: record.findings + conflicts)
                 try addFindings(conflicts, table: table, key: key, provenance: provenance)
             }
             let changed = keptHash != stored.hash
             try writer.markSeen(rowID, prevHash: stored.hash, changed: changed)
             if !changed { return WriteResult(outcome: .unchanged, conflicts: conflicts) }
-            try rewrite(writer, rowID: rowID, key: key, values: kept, hash: keptHash, source: stored.source, input: stored.input, line: stored.line)
+            try rewrite(writer, rowID: rowID, key: key, values: kept, hash: keptHash, source: stored.source, input: stored.input, line: stored.line, element: stored.element)
             let taken = mergedFindings(record.findings, stored: stored.values, kept: kept, names: writer.names)
             try addFindings(taken.filter { $0.severity == .warning }, table: table, key: key, provenance: provenance)
             return WriteResult(outcome: .updated, conflicts: conflicts)
@@ -661,9 +662,10 @@ public final class ImportSession {
 
     private func rewrite(
         _ writer: TableWriter, rowID: Int64, key: String, values: [FieldValue?], hash: Int64, source: String?,
-        input: String?, line: Int?
+        input: String?, line: Int?, element: Int?
     ) throws(StoreError) {
-        try writer.bindRow(writer.update, key: key, values: values, source: source, input: input, line: line, hash: hash)
+        try writer.bindRow(
+            writer.update, key: key, values: values, source: source, input: input, line: line, element: element, hash: hash)
         try writer.update.bind(rowID, at: writer.rowIDIndex)
         try writer.update.step()
         writer.update.reset()
@@ -822,8 +824,8 @@ public final class ImportSession {
     /// - Parameter stored: a replaced row's stored values (as JSON), which identify its entry when a
     ///   later run meets the same row again; nil for a dropped or merged record (its `raw` does).
     private func addDuplicate(
-        table: String, key: String, input: String?, line: Int?, action: String, raw: String, findings: [Finding],
-        stored: String? = nil
+        table: String, key: String, input: String?, line: Int?, element: Int?, action: String, raw: String,
+        findings: [Finding], stored: String? = nil
     ) throws(StoreError) {
         insertDuplicate.reset()
         try insertDuplicate.bind(table, at: 2)
@@ -834,6 +836,7 @@ public final class ImportSession {
         try insertDuplicate.bind(raw, at: 7)
         try insertDuplicate.bind(StoreJSON.findings(findings), at: 8)
         try insertDuplicate.bind(stored, at: 9)
+        try insertDuplicate.bind(element, at: 10)
         try insertDuplicate.step()
         insertDuplicate.reset()
     }
@@ -859,9 +862,10 @@ public final class ImportSession {
     /// A `duplicates` entry of a row replaced within this run, waiting for its record's raw fields.
     public struct ReplacedEntry: Sendable, Hashable {
         public var key: String
-        /// The input and line the replaced row was read from.
+        /// The input, line and JSON array element the replaced row was read from.
         public var input: String
         public var line: Int
+        public var element: Int?
     }
 
     /// Gives each entry of a row replaced within this run (``DuplicatePolicy/last``) the raw fields
@@ -872,12 +876,14 @@ public final class ImportSession {
         guard awaitingRaw != nil else { return }
         let select = try connection.prepare(
             """
-            SELECT d.id, d.key, d.input, d.line FROM temp.vinyard_awaiting_raw a JOIN duplicates d ON d.id = a.id
-            WHERE d.input IS NOT NULL AND d.line IS NOT NULL ORDER BY d.input, d.line, d.id
+            SELECT d.id, d.key, d.input, d.line, d.element FROM temp.vinyard_awaiting_raw a JOIN duplicates d ON d.id = a.id
+            WHERE d.input IS NOT NULL AND d.line IS NOT NULL ORDER BY d.input, d.line, d.element, d.id
             """)
         let update = try connection.prepare("UPDATE duplicates SET raw = ?1 WHERE id = ?2")
         while try select.step() {
-            let entry = ReplacedEntry(key: select.text(1) ?? "", input: select.text(2) ?? "", line: Int(select.int64(3)))
+            let entry = ReplacedEntry(
+                key: select.text(1) ?? "", input: select.text(2) ?? "", line: Int(select.int64(3)),
+                element: select.isNull(4) ? nil : Int(select.int64(4)))
             guard let fields = try body(entry) else { continue }
             update.reset()
             try update.bind(StoreJSON.fields(fields), at: 1)

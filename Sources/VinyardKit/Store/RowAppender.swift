@@ -30,6 +30,7 @@ final class RowAppender {
         var source: String?
         var input: String?
         var line: Int?
+        var element: Int?
         var hash: Int64
         var keyHash: UInt64
     }
@@ -40,8 +41,8 @@ final class RowAppender {
     private var isListed: [Bool]
     private var batch: Statement?
     private var single: Statement?
-    /// Parameters per row: key, listed fields, source, input, line, hash.
-    private var perRow: Int { listed.count + 5 }
+    /// Parameters per row: key, listed fields, source, input, line, hash, element.
+    private var perRow: Int { listed.count + 6 }
     /// Parameters bound to NULL in the current statements (bound again only when that changes).
     private var batchNulls: [Bool] = []
     private var singleNulls: [Bool] = []
@@ -69,8 +70,8 @@ final class RowAppender {
     /// Queues a new row. When the queue is full it is written, and `written` gets each row's key
     /// hash and rowid, in order.
     func append(
-        key: String, values: [FieldValue?], source: String?, input: String?, line: Int?, hash: Int64, keyHash: UInt64,
-        written: (UInt64, Int64) throws(StoreError) -> Void
+        key: String, values: [FieldValue?], source: String?, input: String?, line: Int?, element: Int?, hash: Int64,
+        keyHash: UInt64, written: (UInt64, Int64) throws(StoreError) -> Void
     ) throws(StoreError) {
         var widen = false
         for i in values.indices where values[i] != nil && !isListed[i] { widen = true }
@@ -83,7 +84,8 @@ final class RowAppender {
             batch = nil
             single = nil
         }
-        queue.append(Row(key: key, values: values, source: source, input: input, line: line, hash: hash, keyHash: keyHash))
+        queue.append(
+            Row(key: key, values: values, source: source, input: input, line: line, element: element, hash: hash, keyHash: keyHash))
         if queue.count == Self.batchSize { try flush(written) }
     }
 
@@ -146,6 +148,7 @@ final class RowAppender {
         try statement.bindRepeating(row.input, at: p + 1)
         try statement.bind(row.line, at: p + 2)
         try statement.bind(row.hash, at: p + 3)
+        try statement.bind(row.element, at: p + 4)
     }
 
     private func batchStatement() throws(StoreError) -> Statement {
@@ -164,14 +167,15 @@ final class RowAppender {
         return statement
     }
 
-    /// `INSERT OR FAIL INTO t(_key, listed…, _source, _input, _line, _hash, _run_id, _first_run_id,
-    /// _updated_at) VALUES (…), (…)…`: each row its own parameters, the run id and the time shared.
+    /// `INSERT OR FAIL INTO t(_key, listed…, _source, _input, _line, _hash, _element, _run_id,
+    /// _first_run_id, _updated_at) VALUES (…), (…)…`: each row its own parameters, the run id and the time shared.
     /// `OR FAIL`: a multi-row statement that may abort needs a statement journal, which copied the
     /// table's last page (64 KiB) to a temporary file per statement (15k writes for 200k rows). A
     /// failed statement fails the run, whose transaction is rolled back whole: nothing partial stays.
     private func prepare(rows: Int) throws(StoreError) -> Statement {
         let columns = ["\"_key\""] + listed.map { fieldColumns[$0] } + [
-            "\"_source\"", "\"_input\"", "\"_line\"", "\"_hash\"", "\"_run_id\"", "\"_first_run_id\"", "\"_updated_at\"",
+            "\"_source\"", "\"_input\"", "\"_line\"", "\"_hash\"", "\"_element\"", "\"_run_id\"", "\"_first_run_id\"",
+            "\"_updated_at\"",
         ]
         let shared = rows * perRow
         let tuples = (0..<rows).map { j in

@@ -11,7 +11,8 @@ struct StoredKey {
 
 /// The prepared statements and per-table state for writing one schema's rows in an import run.
 /// Parameters are numbered so the INSERT and the UPDATE bind the same way:
-/// `?1` key, `?2…?n+1` fields, then source, input, line, run id, hash, updated-at.
+/// `?1` key, `?2…?n+1` fields, then source, input, line, run id, hash, updated-at, (the
+/// UPDATE's rowid,) element.
 final class TableWriter {
     let schema: Schema
     let names: [String]
@@ -23,7 +24,8 @@ final class TableWriter {
     let update: Statement
     let select: Statement
     let probe: Statement
-    /// Sets `_input`, `_line` of a row by rowid (an unchanged record met under another line).
+    /// Sets `_input`, `_line`, `_element` of a row by rowid (an unchanged record met under another
+    /// line or element).
     let moveProvenance: Statement
     let markSeen: Statement
     let checkSeen: Statement
@@ -58,6 +60,7 @@ final class TableWriter {
     var hashIndex: Int { fieldCount + 6 }
     var updatedIndex: Int { fieldCount + 7 }
     var rowIDIndex: Int { fieldCount + 8 }
+    var elementIndex: Int { fieldCount + 9 }
 
     init(
         schema: Schema, ordinal: Int, connection: Connection, runID: Int64, timestamp: String, fastKeyLimit: Int,
@@ -72,9 +75,10 @@ final class TableWriter {
         let fieldColumns = names.map(quoteIdentifier)
         let insertColumns = ["\"_key\""] + fieldColumns + [
             "\"_source\"", "\"_input\"", "\"_line\"", "\"_run_id\"", "\"_first_run_id\"", "\"_hash\"", "\"_updated_at\"",
+            "\"_element\"",
         ]
         var placeholders = (1...(n + 5)).map { "?\($0)" }
-        placeholders += ["?\(n + 5)", "?\(n + 6)", "?\(n + 7)"]
+        placeholders += ["?\(n + 5)", "?\(n + 6)", "?\(n + 7)", "?\(n + 9)"]
         let insertSQL =
             "INSERT INTO \(table)(\(insertColumns.joined(separator: ","))) VALUES(\(placeholders.joined(separator: ",")))"
         insert = try connection.prepare(insertSQL + " ON CONFLICT(\"_key\") DO NOTHING", persistent: true)
@@ -85,18 +89,18 @@ final class TableWriter {
         var sets = fieldColumns.enumerated().map { "\($0.element)=?\($0.offset + 2)" }
         sets += [
             "\"_source\"=?\(n + 2)", "\"_input\"=?\(n + 3)", "\"_line\"=?\(n + 4)", "\"_run_id\"=?\(n + 5)",
-            "\"_hash\"=?\(n + 6)", "\"_updated_at\"=?\(n + 7)",
+            "\"_hash\"=?\(n + 6)", "\"_updated_at\"=?\(n + 7)", "\"_element\"=?\(n + 9)",
         ]
         update = try connection.prepare(
             "UPDATE \(table) SET \(sets.joined(separator: ",")) WHERE rowid=?\(n + 8)", persistent: true)
         select = try connection.prepare(
-            "SELECT \(fieldColumns.joined(separator: ",")),\"_run_id\",\"_hash\",\"_input\",\"_line\",\"_source\",\"_updated_at\" "
+            "SELECT \(fieldColumns.joined(separator: ",")),\"_run_id\",\"_hash\",\"_input\",\"_line\",\"_source\",\"_updated_at\",\"_element\" "
                 + "FROM \(table) WHERE rowid=?1", persistent: true)
         probe = try connection.prepare(
-            "SELECT rowid, \"_run_id\", \"_hash\", \"_input\", \"_line\" FROM \(table) WHERE \"_key\"=?1",
+            "SELECT rowid, \"_run_id\", \"_hash\", \"_input\", \"_line\", \"_element\" FROM \(table) WHERE \"_key\"=?1",
             persistent: true)
         moveProvenance = try connection.prepare(
-            "UPDATE \(table) SET \"_input\"=?1, \"_line\"=?2 WHERE rowid=?3", persistent: true)
+            "UPDATE \(table) SET \"_input\"=?1, \"_line\"=?2, \"_element\"=?4 WHERE rowid=?3", persistent: true)
         seenTable = "temp.vinyard_seen_\(ordinal)"
         try connection.execute(
             """
@@ -199,10 +203,11 @@ final class TableWriter {
     /// Adds a row for a new key while the key index is dropped (``runKeys`` is set): queued, and
     /// written with the next batch (see ``RowAppender``).
     func append(
-        key: String, values: [FieldValue?], source: String?, input: String?, line: Int?, hash: Int64, keyHash: UInt64
+        key: String, values: [FieldValue?], source: String?, input: String?, line: Int?, element: Int?, hash: Int64,
+        keyHash: UInt64
     ) throws(StoreError) {
         try appender.append(
-            key: key, values: values, source: source, input: input, line: line, hash: hash, keyHash: keyHash
+            key: key, values: values, source: source, input: input, line: line, element: element, hash: hash, keyHash: keyHash
         ) { (keyHash, rowID) throws(StoreError) in try rememberInRun(keyHash: keyHash, rowID: rowID) }
     }
 
@@ -267,7 +272,8 @@ final class TableWriter {
     /// Text goes through ``RowArena``: one copy into a buffer this writer owns, bound without
     /// SQLite copying it again.
     func bindRow(
-        _ statement: Statement, key: String, values: [FieldValue?], source: String?, input: String?, line: Int?, hash: Int64
+        _ statement: Statement, key: String, values: [FieldValue?], source: String?, input: String?, line: Int?,
+        element: Int?, hash: Int64
     ) throws(StoreError) {
         statement.reset()
         var needed = key.utf8.count
@@ -299,11 +305,12 @@ final class TableWriter {
         try statement.bindRepeating(source, at: sourceIndex)
         try statement.bindRepeating(input, at: inputIndex)
         try statement.bind(line, at: lineIndex)
+        try statement.bind(element, at: elementIndex)
         try statement.bind(hash, at: hashIndex)
     }
 
-    /// The stored row for `key`, or nil; `sameProvenance` tells whether its `_input` and `_line`
-    /// are `provenance`'s.
+    /// The stored row for `key`, or nil; `sameProvenance` tells whether its `_input`, `_line` and
+    /// `_element` are `provenance`'s.
     func find(_ key: String, provenance: Provenance) throws(StoreError) -> StoredKey? {
         probe.reset()
         defer { probe.reset() }
@@ -311,6 +318,7 @@ final class TableWriter {
         guard try probe.step() else { return nil }
         let sameProvenance =
             !probe.isNull(4) && probe.int64(4) == Int64(provenance.line)
+            && (probe.isNull(5) ? provenance.index == nil : provenance.index.map(Int64.init) == probe.int64(5))
             && probe.withTextBytes(3) { stored in
                 var input = provenance.input
                 return input.withUTF8 { $0.elementsEqual(stored) }
@@ -376,7 +384,7 @@ final class TableWriter {
         return StoredRow(
             values: values, runID: select.int64(n), hash: select.int64(n + 1), input: select.text(n + 2),
             line: select.isNull(n + 3) ? nil : Int(select.int64(n + 3)), source: select.text(n + 4),
-            updatedAt: select.text(n + 5))
+            updatedAt: select.text(n + 5), element: select.isNull(n + 6) ? nil : Int(select.int64(n + 6)))
     }
 
     /// Notes that this run rewrites a row an earlier run stored (the first time only), with the
@@ -431,6 +439,8 @@ struct StoredRow {
     var line: Int?
     var source: String?
     var updatedAt: String?
+    /// The JSON array element the row was read from (nil for other inputs).
+    var element: Int?
 }
 
 /// The hash of a row's values that tells changed rows from unchanged ones, and the check that

@@ -63,7 +63,7 @@ extension VinyardStore {
                 columns.append("\(quoteIdentifier(field.name)) \(Self.columnType(for: field.type))")
             }
             columns += [
-                "\"_source\" TEXT", "\"_input\" TEXT", "\"_line\" INTEGER", "\"_run_id\" INTEGER NOT NULL",
+                "\"_source\" TEXT", "\"_input\" TEXT", "\"_line\" INTEGER", "\"_element\" INTEGER", "\"_run_id\" INTEGER NOT NULL",
                 "\"_first_run_id\" INTEGER NOT NULL", "\"_hash\" INTEGER NOT NULL", "\"_updated_at\" TEXT NOT NULL",
             ]
             try connection.execute("CREATE TABLE \(table)(\n  " + columns.joined(separator: ",\n  ") + "\n)")
@@ -78,6 +78,10 @@ extension VinyardStore {
             for field in schema.fields where !known.contains(field.name.lowercased()) {
                 try connection.execute(
                     "ALTER TABLE \(table) ADD COLUMN \(quoteIdentifier(field.name)) \(Self.columnType(for: field.type))")
+            }
+            // A table written before rows kept their JSON array element (NULL in its rows).
+            if !known.contains("_element") {
+                try connection.execute("ALTER TABLE \(table) ADD COLUMN \"_element\" INTEGER")
             }
         }
         let encoder = JSONEncoder()

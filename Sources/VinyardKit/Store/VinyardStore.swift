@@ -59,7 +59,7 @@ public final class VinyardStore {
     public static let bookkeepingTables: [String] = ["vinyard_meta", "import_runs", "rejects", "findings", "duplicates"]
     /// The bookkeeping columns every schema table has, after the schema's fields.
     public static let bookkeepingColumns: [String] = [
-        "_key", "_source", "_input", "_line", "_run_id", "_first_run_id", "_hash", "_updated_at",
+        "_key", "_source", "_input", "_line", "_element", "_run_id", "_first_run_id", "_hash", "_updated_at",
     ]
 
     /// Opens (and, for writers, creates) the Vinyard database at `path`.
@@ -99,6 +99,7 @@ public final class VinyardStore {
                 } else {
                     try addColumnIfMissing(table: "findings", column: "element", type: "INTEGER")
                     try addColumnIfMissing(table: "duplicates", column: "stored", type: "TEXT")
+                    try addColumnIfMissing(table: "duplicates", column: "element", type: "INTEGER")
                     try indexByPlace(table: "findings", replacing: "findings_key")
                     try indexByPlace(table: "duplicates", replacing: "duplicates_key")
                 }
@@ -366,7 +367,8 @@ public final class VinyardStore {
                 CREATE INDEX IF NOT EXISTS findings_place ON findings(table_name, key, input, line);
                 CREATE TABLE IF NOT EXISTS duplicates(
                   id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, table_name TEXT NOT NULL, key TEXT NOT NULL,
-                  input TEXT, line INTEGER, action TEXT NOT NULL, raw TEXT NOT NULL, findings TEXT NOT NULL, stored TEXT);
+                  input TEXT, line INTEGER, action TEXT NOT NULL, raw TEXT NOT NULL, findings TEXT NOT NULL, stored TEXT,
+                  element INTEGER);
                 CREATE INDEX IF NOT EXISTS duplicates_place ON duplicates(table_name, key, input, line);
                 """)
             try connection.commit()
@@ -377,8 +379,8 @@ public final class VinyardStore {
     }
 
     /// A database written before a bookkeeping column existed gets it, NULL in the existing rows:
-    /// `findings.element` (the index of a JSON array record, which tells apart the records of an
-    /// array written on one line), `duplicates.stored` (a replaced row's stored values, see
+    /// `findings.element` and `duplicates.element` (the index of a JSON array record, which tells
+    /// apart the records of an array written on one line), `duplicates.stored` (a replaced row's stored values, see
     /// ``ImportSession``). Under a write lock, and only when it is missing: concurrent writers
     /// opening an old file add it once.
     private func addColumnIfMissing(table: String, column: String, type: String) throws(StoreError) {

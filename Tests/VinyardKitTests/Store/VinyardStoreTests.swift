@@ -9,7 +9,7 @@ import VinyardKit
         try store.prepareTable(for: testSchema)
         #expect(
             try store.columnNames(of: "vehicles")
-                == ["_key", "vin", "make", "model_year", "odometer_km", "accident_free", "notes", "_source", "_input", "_line",
+                == ["_key", "vin", "make", "model_year", "odometer_km", "accident_free", "notes", "_source", "_input", "_line", "_element",
                     "_run_id", "_first_run_id", "_hash", "_updated_at"])
         #expect(try store.storedSchema(named: "vehicles") == testSchema)
         #expect(try store.schemaTableNames() == ["vehicles"])
