@@ -150,4 +150,28 @@ import VinyardKit
         let integrity = try runVinyard(["stats", "--db", db])
         #expect(integrity.status == 0, "\(integrity.stderr)")
     }
+
+    /// The same name composed (`Z\u00fcrich`) and decomposed (`Zu\u0308rich`): `validate` reported a
+    /// `key.conflict` (bytes differ) and `import` none (Swift's `==` calls them equal) while it
+    /// swapped the stored bytes. Text is stored in NFC: both agree, and the row keeps one form.
+    @Test func composedAndDecomposedTextAreOneValue() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("nfd.json")
+        try Data(
+            #"{"locations":[{"name":"Z\u00fcrich HQ","lat":47.3769,"long":8.5417},{"name":"Zu\u0308rich HQ","lat":47.3769,"long":8.5417}]}"#
+                .utf8
+        ).write(to: input)
+        let db = dir.appendingPathComponent("n.db").path
+        for arguments in [["validate", input.path], ["import", input.path, "--db", db]] {
+            let r = try runVinyard(arguments + ["--report", "json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], "\(r.stdout)")
+            #expect(report["inserted"] as? Int == 1, "\(arguments[0]): \(r.stdout)")
+            #expect(report["duplicates"] as? Int == 1, "\(arguments[0]): \(r.stdout)")
+            #expect((report["findings"] as? [String: Int])?.isEmpty == true, "\(arguments[0]): \(r.stdout)")
+        }
+        let name = try runVinyard(["export", "--db", db, "--table", "locations", "--columns", "name", "--format", "jsonl"])
+        #expect(Array(name.stdoutData) == Array(#"{"name":"Zürich HQ"}"#.utf8) + [0x0A], "stored composed: \(Array(name.stdoutData))")
+    }
 }

@@ -123,7 +123,7 @@ final class FieldTyper {
             return .success(.text(arrayText(raw)))
         case .string:
             guard let text = scalarText(raw) else { return .failure(notScalar(raw)) }
-            return string(Self.withoutFormulaGuard(text))
+            return string(text)
         case .integer:
             return integer(raw, unitFactor: unitFactor)
         case .number:
@@ -150,8 +150,9 @@ final class FieldTyper {
     /// formula: `export` then `import` stored `'-5C at night` for `-5C at night`. Any other text
     /// unchanged (a `'` before anything else is the value's own).
     static func withoutFormulaGuard(_ text: String) -> String {
+        // The first byte alone for the usual text (every text value of a file comes through here).
         let u = text.utf8
-        guard u.count >= 2, u.first == UInt8(ascii: "'") else { return text }
+        guard u.first == UInt8(ascii: "'"), u.count >= 2 else { return text }
         switch u[u.index(after: u.startIndex)] {
         case UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D:
             return String(text.dropFirst())
@@ -163,11 +164,11 @@ final class FieldTyper {
     // MARK: Kinds
 
     private func string(_ text: String) -> TypedValue {
-        guard let cache else { return .success(.text(caseFolded(text))) }
+        guard let cache else { return .success(.text(normalized(text))) }
         let slot = cache.slot(for: text)
         if let cached = cache.value(at: slot, for: text) { return cached }
         var result: TypedValue
-        var value = caseFolded(text)
+        var value = normalized(text)
         if let synonyms, let canonical = synonyms.canonical(value) { value = canonical }
         if let enumValues {
             if let canonical = enumValues[Schema.fold(value)] {
@@ -187,6 +188,22 @@ final class FieldTyper {
         }
         cache.store(result, for: text, at: slot)
         return result
+    }
+
+    /// A text value as stored: without a formula guard, in Unicode NFC, case-folded as the field
+    /// says.
+    private func normalized(_ text: String) -> String {
+        caseFolded(Self.composed(Self.withoutFormulaGuard(text)))
+    }
+
+    /// The text in Unicode normalization form C: `Zu\u{308}rich` (a decomposed ü, as macOS file
+    /// names and some exports write it) is stored as `Z\u{FC}rich`. The two are the same text, and
+    /// Swift's `==` says so, but their bytes differ: `import` swapped a row's stored bytes without a
+    /// `key.conflict` while `validate`, comparing bytes, reported one (found by audit). ASCII text,
+    /// nearly all of a fleet file, is returned after a byte scan.
+    static func composed(_ text: String) -> String {
+        guard text.withUTF8Bytes({ $0.contains { $0 >= 0x80 } }) else { return text }
+        return text.precomposedStringWithCanonicalMapping
     }
 
     private func caseFolded(_ text: String) -> String {
