@@ -174,4 +174,22 @@ import VinyardKit
         let name = try runVinyard(["export", "--db", db, "--table", "locations", "--columns", "name", "--format", "jsonl"])
         #expect(Array(name.stdoutData) == Array(#"{"name":"Zürich HQ"}"#.utf8) + [0x0A], "stored composed: \(Array(name.stdoutData))")
     }
+
+    /// A file with SQLite's header and garbage after it: refused with 65 and a message that says
+    /// what to do, not SQLite's error with the internal query that met it.
+    @Test func aFakeSQLiteFileGetsAPlainMessage() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("fake.db")
+        let bytes = Data(Array("SQLite format 3".utf8) + [0] + Array(String(repeating: "garbage ", count: 200).utf8))
+        try bytes.write(to: db)
+        for args in [["stats", "--db", db.path], ["export", "--db", db.path], ["import", sample("fleet.csv"), "--db", db.path]] {
+            let r = try runVinyard(args)
+            #expect(r.status == 65, "\(args[0]): \(r.stderr)")
+            #expect(r.stderr.contains("fake.db is not a Vinyard database"), "\(r.stderr)")
+            #expect(r.stderr.contains("left untouched"), "\(r.stderr)")
+            #expect(!r.stderr.contains("SELECT"), "\(r.stderr)")
+            #expect(try Data(contentsOf: db) == bytes)
+        }
+    }
 }

@@ -136,8 +136,10 @@ public final class VinyardStore {
         var isDirectory: ObjCBool = false
         let fm = FileManager.default
         if fm.fileExists(atPath: path, isDirectory: &isDirectory) {
+            // A database to read (export, emissions, stats) is an input: a directory or a special
+            // file there is a missing input (66), as for an input file; a writer cannot create it (73).
             if isDirectory.boolValue {
-                throw VinyardError(.cantCreate, "\(path) is a directory, not a database file")
+                throw VinyardError(readOnly ? .missingInput : .cantCreate, "\(path) is a directory, not a database file; choose a file path for --db")
             }
             // Before opening it: reading a FIFO waits for a writer, for ever.
             var info = stat()
@@ -150,7 +152,8 @@ public final class VinyardStore {
                 case S_IFSOCK: "a socket"
                 default: "a special file"
                 }
-                throw VinyardError(.cantCreate, "\(path) is not a regular file (it is \(kind)); choose a file path for --db")
+                throw VinyardError(
+                    readOnly ? .missingInput : .cantCreate, "\(path) is not a regular file (it is \(kind)); choose a file path for --db")
             }
             guard let handle = FileHandle(forReadingAtPath: path) else {
                 throw VinyardError(.io, "cannot read \(path): permission denied")
@@ -217,7 +220,10 @@ public final class VinyardStore {
 
     private static func openError(_ error: StoreError, path: String, readOnly: Bool) -> VinyardError {
         if error.isNotADatabase {
-            return VinyardError(.malformedInput, "\(path) is not a Vinyard database (not a valid SQLite file)", cause: error)
+            // No cause: SQLite's text and the SQL that met the damage say nothing more to a user.
+            return VinyardError(
+                .malformedInput,
+                "\(path) is not a Vinyard database (not a valid SQLite file); it was left untouched: choose another --db path")
         }
         if error.isCorrupt {
             return VinyardError(
@@ -239,7 +245,10 @@ public final class VinyardStore {
             return VinyardError(.store, "\(context): the database is locked by another process", cause: error)
         }
         if error.isDiskFull { return VinyardError(.io, "\(context): disk full or I/O error", cause: error) }
-        if error.isNotADatabase { return VinyardError(.malformedInput, "\(context): not a valid SQLite file", cause: error) }
+        if error.isNotADatabase {
+            return VinyardError(
+                .malformedInput, "\(context): not a valid SQLite file; it was left untouched: choose another --db path")
+        }
         // Damage found only when a page is read (an import that reaches a broken page) becomes
         // the damaged database of the exit-status table (65) in `VinyardError.init`.
         return VinyardError(.store, context, cause: error)
