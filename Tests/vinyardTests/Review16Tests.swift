@@ -192,4 +192,25 @@ import VinyardKit
             #expect(try Data(contentsOf: db) == bytes)
         }
     }
+
+    /// A negative number given to an option is told what is wrong with it (ArgumentParser took
+    /// `-1` for an option and said the value was missing).
+    @Test func negativeNumbersAreToldWhatIsWrong() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("f.db").path
+        #expect(try runVinyard(["import", sample("fleet.csv"), "--db", db, "--quiet"]).status == 0)
+        for (args, said) in [
+            (["export", "--db", db, "--limit", "-1"], "--limit must be 0 or more"),
+            (["emissions", "--db", db, "--limit", "-1"], "--limit must be 0 or more"),
+            (["generate", "--rows", "-1"], "--rows must be 0 or more"),
+            (["generate", "--rows", "2", "--dirty", "-0.1"], "--dirty must be between 0 and 1"),
+            (["generate", "--rows", "2", "--seed", "-3"], "The value '-3' is invalid for '--seed <seed>'"),
+        ] {
+            let r = try runVinyard(args)
+            #expect(r.status == 64, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains(said), "\(args): \(r.stderr)")
+            #expect(!r.stderr.contains("Missing value"), "\(args): \(r.stderr)")
+        }
+    }
 }

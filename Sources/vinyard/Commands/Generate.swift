@@ -23,9 +23,10 @@ struct Generate: ParsableCommand {
             """
     )
 
-    @Option(help: "Number of rows to write.") var rows: Int
-    @Option(help: "Seed: the same seed gives the same data.") var seed: UInt64 = 1
-    @Option(help: "Fraction of rows (0...1) that carry exactly one defect.") var dirty: Double = 0
+    // `.unconditional`: a negative value is the option's, and is told what is wrong with it.
+    @Option(parsing: .unconditional, help: "Number of rows to write.") var rows: Int
+    @Option(parsing: .unconditional, help: "Seed: the same seed gives the same data.") var seed: UInt64 = 1
+    @Option(parsing: .unconditional, help: "Fraction of rows (0...1) that carry exactly one defect.") var dirty: Double = 0
     @Option(help: "Output format: csv, jsonl or json (default: from -o, else csv).") var format: String?
     @Option(name: .shortAndLong, help: "Output file (`.gz` compresses); standard output by default.")
     var output = "-"

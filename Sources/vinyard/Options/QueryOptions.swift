@@ -16,7 +16,9 @@ struct QueryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Sort by FIELD, or FIELD:desc (repeatable; the key breaks ties).", valueName: "field[:desc]"))
     var sort: [String] = []
 
-    @Option(help: "Write at most N rows.")
+    // `.unconditional`: `--limit -1` is told that the limit must be 0 or more (ArgumentParser took
+    // `-1` for an option and said the value was missing).
+    @Option(parsing: .unconditional, help: "Write at most N rows.")
     var limit: Int?
 
     @Option(name: .shortAndLong, help: "Output file ('-' or absent: standard output; gzip when it ends in .gz).")
