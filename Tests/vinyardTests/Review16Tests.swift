@@ -213,4 +213,23 @@ import VinyardKit
             #expect(!r.stderr.contains("Missing value"), "\(args): \(r.stderr)")
         }
     }
+
+    /// Fatal input errors say what to do, as the README's error form promises.
+    @Test func fatalInputErrorsSayWhatToDo() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let json = dir.appendingPathComponent("bad.json")
+        try Data("[{\"vin\":\"1HGCM82633A004352\"},\n{\"a\":".utf8).write(to: json)
+        let gz = dir.appendingPathComponent("trunc.csv.gz")
+        try Data(try Data(contentsOf: URL(fileURLWithPath: sample("fleet-export.csv.gz"))).prefix(300)).write(to: gz)
+        for (path, said, status) in [
+            (json.path, "bad.json:2:6: unexpected end of input; the JSON is broken there and nothing after it is read: fix it, or export the file again", Int32(65)),
+            (gz.path, "trunc.csv.gz: corrupt gzip stream at byte 300 (truncated: unexpected end of data); the file is damaged or cut short: download or export it again", 65),
+            (dir.appendingPathComponent("none.csv").path, "none.csv: cannot open input: no such file; check the path", 66),
+        ] {
+            let r = try runVinyard(["validate", path])
+            #expect(r.status == status, "\(r.stderr)")
+            #expect(r.stderr.contains(said), "\(r.stderr)")
+        }
+    }
 }

@@ -28,7 +28,8 @@ public final class FileByteSource: ByteSource {
         guard opened >= 0 else {
             let err = errno
             let reason = err == ENOENT ? "no such file" : String(cString: strerror(err))
-            throw VinyardError(.missingInput, "\(path): cannot open input: \(reason)")
+            throw VinyardError(
+                .missingInput, "\(path): cannot open input: \(reason)" + (err == ENOENT ? "; check the path" : ""))
         }
         var info = stat()
         if fstat(opened, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
@@ -195,7 +196,9 @@ public final class GzipByteSource: ByteSource {
     }
 
     private func corrupt(_ reason: String, at offset: Int) -> VinyardError {
-        VinyardError(.malformedInput, "\(name): corrupt gzip stream at byte \(offset) (\(reason))")
+        VinyardError(
+            .malformedInput,
+            "\(name): corrupt gzip stream at byte \(offset) (\(reason)); the file is damaged or cut short: download or export it again")
     }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {

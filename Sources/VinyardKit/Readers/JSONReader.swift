@@ -597,7 +597,10 @@ public final class JSONReader: RecordReader {
             }
         }
         let column = buffer.base + offset - lineStart + 1
-        return VinyardError(.malformedInput, "\(inputName):\(l):\(column): \(message)")
+        // What to do, after what happened (unless the message says it): the reader stops here, so
+        // the rest of the file is not read.
+        let advice = message.contains("--input-format") ? "" : "; the JSON is broken there and nothing after it is read: fix it, or export the file again"
+        return VinyardError(.malformedInput, "\(inputName):\(l):\(column): \(message)\(advice)")
     }
 }
 
