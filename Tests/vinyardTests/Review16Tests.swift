@@ -232,4 +232,30 @@ import VinyardKit
             #expect(r.stderr.contains(said), "\(r.stderr)")
         }
     }
+
+    /// The text table's vin column is as wide as the keys of the rows it prints: with `--limit`,
+    /// a key-only vehicle further down (`[fleet-record:veh-004]`) widened it (the README's example
+    /// did not match the output).
+    @Test func emissionsColumnWidthFollowsThePrintedRows() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = dir.appendingPathComponent("f.csv")
+        try Data("VIN,Make,Model,Odometer\n1FTFW1E57KFA14352,Ford,F-150,250000\n".utf8).write(to: csv)
+        let records = dir.appendingPathComponent("r.json")
+        try Data(
+            #"[{"id":"veh-000000000000000004","make":"Honda","model":"Jazz","year":2019,"type":"car","licensePlate":"X1","vin":null,"fuelType":"petrol","odometer":1000,"status":"active"}]"#
+                .utf8
+        ).write(to: records)
+        let db = dir.appendingPathComponent("e.db").path
+        let imported = try runVinyard(["import", csv.path, records.path, "--db", db, "--report", "json"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let top = try runVinyard(["emissions", "--db", db, "--sort", "emissions:desc", "--limit", "1"])
+        #expect(top.stdout.contains("\nvin                make "), "\(top.stdout)")
+        #expect(top.stdout.contains("\n1FTFW1E57KFA14352  Ford "), "\(top.stdout)")
+        let all = try runVinyard(["emissions", "--db", db, "--sort", "emissions:desc"])
+        let wide = "[fleet-record:veh-000000000000000004]".count + 2
+        #expect(
+            all.stdout.contains("\n1FTFW1E57KFA14352" + String(repeating: " ", count: wide - 17) + "Ford "),
+            "every row: as wide as the key-only vehicle's key: \(all.stdout)")
+    }
 }

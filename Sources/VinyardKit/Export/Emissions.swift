@@ -109,12 +109,12 @@ public struct EmissionsCalculator {
         // the longest such key, so the other columns stay aligned.
         var keyWidth = 0
         if format == .text, let vin = output.first(where: { $0?.name == "vin" }) ?? nil {
-            keyWidth = try longestKey(table: table, conditions: query.conditions, extraTerms: extraTerms, vin: vin) + 2
+            keyWidth = try longestKey(table: table, query: query, sort: sort, extraTerms: extraTerms, vin: vin) + 2
         }
         // A key column (`--columns key,…`) is shown whole, as wide as its longest key.
         var keyColumnWidth = 0
         if format == .text, output.contains(where: { $0?.name == table.keyColumn }) {
-            keyColumnWidth = try longestKey(table: table, conditions: query.conditions, extraTerms: extraTerms, vin: nil)
+            keyColumnWidth = try longestKey(table: table, query: query, sort: sort, extraTerms: extraTerms, vin: nil)
         }
         let statement = try store.prepareQuery(compiled.sql, arguments: compiled.arguments)
         var writer = EmissionsWriter(
@@ -167,16 +167,31 @@ public struct EmissionsCalculator {
 
     /// The length of the longest key of a row `conditions` and `extraTerms` select (whose `vin` is
     /// null, when `vin` is given); 0 when there is none.
-    private func longestKey(table: ExportTable, conditions: [Condition], extraTerms: [String], vin: ExportTable.Column?)
+    /// The longest key of the rows shown (with `vin`: of those without a VIN). With `--limit`,
+    /// of the first rows in the output's order only: the column was as wide as a key far down the
+    /// table that no printed row had.
+    private func longestKey(table: ExportTable, query: ExportQuery, sort: [SortKey], extraTerms: [String], vin: ExportTable.Column?)
         throws -> Int
     {
-        let (terms, arguments) = try table.whereTerms(conditions)
-        let whereSQL = (terms + extraTerms + (vin.map { ["\(quoteIdentifier($0.name)) IS NULL"] } ?? []))
-            .joined(separator: " AND ")
+        let key = quoteIdentifier(table.keyColumn)
+        let sql: String
+        let arguments: [FieldValue?]
+        if query.limit != nil {
+            var select = [try table.column(named: table.keyColumn, option: "key")]
+            if let vin { select.append(vin) }
+            let rows = try table.compile(
+                select: select, conditions: query.conditions, extraTerms: extraTerms, sort: sort, limit: query.limit)
+            sql = "SELECT max(length(\(key))) FROM (\(rows.sql))" + (vin.map { " WHERE \(quoteIdentifier($0.name)) IS NULL" } ?? "")
+            arguments = rows.arguments
+        } else {
+            let (terms, whereArguments) = try table.whereTerms(query.conditions)
+            let whereSQL = (terms + extraTerms + (vin.map { ["\(quoteIdentifier($0.name)) IS NULL"] } ?? []))
+                .joined(separator: " AND ")
+            sql = "SELECT max(length(\(key))) FROM \(quoteIdentifier(table.name)) WHERE \(whereSQL)"
+            arguments = whereArguments
+        }
         do {
-            let statement = try store.prepareQuery(
-                "SELECT max(length(\(quoteIdentifier(table.keyColumn)))) FROM \(quoteIdentifier(table.name)) WHERE \(whereSQL)",
-                arguments: arguments)
+            let statement = try store.prepareQuery(sql, arguments: arguments)
             guard try statement.step(), !statement.isNull(0) else { return 0 }
             return Int(statement.int64(0))
         } catch let error as StoreError {
