@@ -57,8 +57,12 @@ public struct ExportTable: Sendable, Hashable {
     ///   the tables that are).
     public init(store: VinyardStore, table: String) throws {
         let schemaTables = try store.schemaTableNames()
+        // An empty file (no Vinyard tables): nothing to export is a missing input, not a usage
+        // error (it was 64, and `stats` on it says that nothing was imported).
         guard store.isInitialized else {
-            throw VinyardError(.usage, "table '\(table)' does not exist in \(store.path): the database is empty")
+            throw VinyardError(
+                .missingInput,
+                "\(store.path) is empty: nothing has been imported into it; run `vinyard import INPUT --db \(store.path)` first")
         }
         let exportable = schemaTables + Self.auxiliaryTables
         guard let resolved = exportable.first(where: { $0.lowercased() == table.lowercased() }) else {
