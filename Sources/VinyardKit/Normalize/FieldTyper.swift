@@ -193,7 +193,15 @@ final class FieldTyper {
     /// A text value as stored: without a formula guard, in Unicode NFC, case-folded as the field
     /// says.
     private func normalized(_ text: String) -> String {
-        caseFolded(Self.composed(Self.withoutFormulaGuard(text)))
+        // One scan for the usual ASCII text without a guard: the two steps below cost ~180
+        // instructions a value on their own (callgrind, 50k-row validate: +45M).
+        let plain = text.withUTF8Bytes { b -> Bool in
+            guard let first = b.first, first != UInt8(ascii: "'") else { return b.isEmpty }
+            for byte in b where byte >= 0x80 { return false }
+            return true
+        }
+        if plain { return caseFolded(text) }
+        return caseFolded(Self.composed(Self.withoutFormulaGuard(text)))
     }
 
     /// The text in Unicode normalization form C: `Zu\u{308}rich` (a decomposed ü, as macOS file
