@@ -175,7 +175,7 @@ public final class ImportSession {
             """
             DELETE FROM duplicates WHERE table_name=?1 AND key=?2 AND input IS ?3 AND line IS ?4 AND action=?5
             AND coalesce(stored, raw)=?6
-            AND (action='replaced' OR run_id<>?7)
+            AND (action='replaced' OR run_id<>?7) AND (element IS ?8 OR element IS NULL)
             """, persistent: true)
         try deleteDuplicate.bind(runID, at: 7)
         insertReject = try connection.prepare(
@@ -385,7 +385,9 @@ public final class ImportSession {
                 // The replaced values and their findings go to `duplicates`; the row takes the record.
                 let replacedFindings = try findings(table: table, key: key)
                 let replacedRaw = StoreJSON.values(stored.values, names: writer.names)
-                try removeEarlier(table: table, key: key, input: stored.input, line: stored.line, action: "replaced", raw: replacedRaw)
+                try removeEarlier(
+                    table: table, key: key, input: stored.input, line: stored.line, element: stored.element, action: "replaced",
+                    raw: replacedRaw)
                 // The record becomes the row: an entry an earlier step left for it goes (before the
                 // replaced values are added: in a JSON array on one line both have the same line).
                 try removeEarlier(
@@ -396,10 +398,27 @@ public final class ImportSession {
                     raw: replacedRaw, findings: replacedFindings + conflicts, stored: replacedRaw)
                 // Its raw fields are read again from the input once the run has read it all.
                 try awaitRawFields(connection.lastInsertRowID)
-                // A row an earlier run stored, left as it was by its first record in this run
-                // (Blue, then Red, then Blue again): it may yet end as it was.
-                if stored.runID != runID { try writer.noteRewrite(rowID, stored: stored, replaced: nil) }
-                try rewrite(writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input, line: provenance.line, element: provenance.index)
+                if stored.runID != runID && hash == stored.hash {
+                    // A row an earlier run stored, met again with the same values (a key repeated
+                    // in an input read again): it now stands for this record's place, and keeps
+                    // its run and time (a full rewrite stamped it as this run's, though the run
+                    // reports it unchanged; found by audit).
+                    let move = writer.moveProvenance
+                    move.reset()
+                    try move.bind(provenance.input, at: 1)
+                    try move.bind(Int64(provenance.line), at: 2)
+                    try move.bind(rowID, at: 3)
+                    try move.bind(provenance.index, at: 4)
+                    try move.step()
+                    move.reset()
+                } else {
+                    // A row an earlier run stored, left as it was by its first record in this run
+                    // (Blue, then Red, then Blue again): it may yet end as it was.
+                    if stored.runID != runID { try writer.noteRewrite(rowID, stored: stored, replaced: nil) }
+                    try rewrite(
+                        writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input,
+                        line: provenance.line, element: provenance.index)
+                }
                 try clearFindings(table: table, key: key)
                 try addFindings(record.findings + conflicts, table: table, key: key, provenance: provenance)
                 finalHash = hash
@@ -461,7 +480,9 @@ public final class ImportSession {
                 // nothing and needs no entry.
                 let replacedFindings = try findings(table: table, key: key)
                 let replacedRaw = StoreJSON.values(stored.values, names: writer.names)
-                try removeEarlier(table: table, key: key, input: stored.input, line: stored.line, action: "replaced", raw: replacedRaw)
+                try removeEarlier(
+                    table: table, key: key, input: stored.input, line: stored.line, element: stored.element, action: "replaced",
+                    raw: replacedRaw)
                 let replacesAnEarlierEntry = connection.changes > 0
                 try addDuplicate(
                     table: table, key: key, input: stored.input, line: stored.line, element: stored.element, action: "replaced",
@@ -798,14 +819,20 @@ public final class ImportSession {
         deleteFindings.reset()
     }
 
-    /// Removes the `duplicates` entry (same key, input, line, action and raw text: records of a
-    /// JSON array on one line share the line) and the `key.conflict` findings an earlier run left
-    /// for the same record, so re-running an input does not pile them up.
+    /// Removes the `duplicates` entry (same key, input, line, element, action and raw text: records
+    /// of a JSON array on one line share the line, and two of them with the same stored values
+    /// are told apart by their element; an entry without one, from a database written before
+    /// entries kept it, matches any) and the `key.conflict` findings an earlier run left for the
+    /// same record, so re-running an input does not pile them up.
     private func removeEarlier(table: String, key: String, provenance: Provenance, action: String, raw: String) throws(StoreError) {
-        try removeEarlier(table: table, key: key, input: provenance.input, line: provenance.line, action: action, raw: raw)
+        try removeEarlier(
+            table: table, key: key, input: provenance.input, line: provenance.line, element: provenance.index, action: action,
+            raw: raw)
     }
 
-    private func removeEarlier(table: String, key: String, input: String?, line: Int?, action: String, raw: String) throws(StoreError) {
+    private func removeEarlier(
+        table: String, key: String, input: String?, line: Int?, element: Int?, action: String, raw: String
+    ) throws(StoreError) {
         for statement in [deleteConflictFindings, deleteDuplicate] {
             statement.reset()
             try statement.bind(table, at: 1)
@@ -815,6 +842,7 @@ public final class ImportSession {
             if statement === deleteDuplicate {
                 try statement.bind(action, at: 5)
                 try statement.bind(raw, at: 6)
+                try statement.bind(element, at: 8)
             }
             try statement.step()
             statement.reset()

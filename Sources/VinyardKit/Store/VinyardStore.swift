@@ -53,8 +53,11 @@ public final class VinyardStore {
     /// file is back in WAL mode when it ends. Off keeps the WAL throughout (`ImportPathTests` compares both).
     var bulkLoadJournal = true
 
-    /// The database format this code writes (`vinyard_meta.format`).
-    public static let formatVersion = 1
+    /// The database format this code writes (`vinyard_meta.format`). 2: rows and `duplicates`
+    /// entries keep their JSON array element (`_element`, `duplicates.element`). A format-1 file
+    /// is brought to 2 by the first writer that opens it; a version that writes format 1 refuses
+    /// a format-2 file, since it would leave rows with another input's element (found by audit).
+    public static let formatVersion = 2
     /// Tables Vinyard keeps for itself; a schema cannot use these names.
     public static let bookkeepingTables: [String] = ["vinyard_meta", "import_runs", "rejects", "findings", "duplicates"]
     /// The bookkeeping columns every schema table has, after the schema's fields.
@@ -100,6 +103,9 @@ public final class VinyardStore {
                     try addColumnIfMissing(table: "findings", column: "element", type: "INTEGER")
                     try addColumnIfMissing(table: "duplicates", column: "stored", type: "TEXT")
                     try addColumnIfMissing(table: "duplicates", column: "element", type: "INTEGER")
+                    try migrate(
+                        when: "SELECT count(*) > 0 FROM vinyard_meta WHERE key = 'format' AND CAST(value AS INTEGER) < \(Self.formatVersion)",
+                        "UPDATE vinyard_meta SET value = '\(Self.formatVersion)' WHERE key = 'format'")
                     try indexByPlace(table: "findings", replacing: "findings_key")
                     try indexByPlace(table: "duplicates", replacing: "duplicates_key")
                 }
