@@ -54,6 +54,25 @@ public final class CSVWriter: RecordWriter {
         try writeRow(row.map { $0.map { CSVCell($0) } })
     }
 
+    /// A text cell that spreadsheets would run as a formula (it starts with `= + - @`, tab or CR),
+    /// or one that starts with `'` before such a character: its own `'` would be taken for the
+    /// guard when the file is read again (`import` takes a guard off), so it gets one too.
+    static func needsGuard(_ text: String) -> Bool {
+        text.withUTF8Bytes { b in b.first.map { needsGuard(first: $0, second: b.count >= 2 ? b[1] : nil) } ?? false }
+    }
+
+    /// ``needsGuard(_:)`` from a cell's first two bytes.
+    @inline(__always)
+    static func needsGuard(first: UInt8, second: UInt8?) -> Bool {
+        if startsFormula(first) { return true }
+        return first == UInt8(ascii: "'") && second.map(startsFormula) == true
+    }
+
+    @inline(__always)
+    static func startsFormula(_ b: UInt8) -> Bool {
+        b == UInt8(ascii: "=") || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: "@") || b == 0x09 || b == 0x0D
+    }
+
     private func appendRow(_ row: [CSVCell?]) {
         for (i, cell) in row.enumerated() {
             if i > 0 { out.append(delimiter) }
@@ -64,12 +83,7 @@ public final class CSVWriter: RecordWriter {
 
     private func appendCell(_ cell: CSVCell) {
         var text = cell.text
-        if guardFormulas && cell.isText, let first = text.utf8.first,
-            first == UInt8(ascii: "=") || first == UInt8(ascii: "+") || first == UInt8(ascii: "-")
-                || first == UInt8(ascii: "@") || first == 0x09 || first == 0x0D
-        {
-            text = "'" + text
-        }
+        if guardFormulas && cell.isText, Self.needsGuard(text) { text = "'" + text }
         let delimiter = self.delimiter
         let needsQuotes = text.utf8.contains { $0 == delimiter || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
             || text.utf8.first == 0x20 || text.utf8.last == 0x20

@@ -55,7 +55,7 @@ extension CSVReader {
         // Kept for the next record only when no recycled arrays come back (a second reference
         // would make the caller's handed-back array shared).
         if !recycled { lastFields = fields }
-        return RawRecord(fields: fields, provenance: Provenance(input: inputName, line: startLine))
+        return RawRecord(fields: fields, provenance: Provenance(input: inputName, line: startLine), isCSV: true)
     }
 
     /// Reads the record at `start` into `out` (one value per field, names kept); returns the index

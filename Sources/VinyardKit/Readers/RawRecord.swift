@@ -94,11 +94,15 @@ public struct RawRecord: Sendable, Hashable {
     /// True when the record's bytes were not valid UTF-8 and were decoded as Windows-1252
     /// (the pipeline adds a `row.encoding` warning).
     public var decodedAsWindows1252: Bool
+    /// True for a CSV row: its text cells may carry the `'` that CSV exports put before a cell
+    /// starting with `= + - @` (a spreadsheet formula guard), which typing takes off.
+    public var isCSV: Bool
 
-    public init(fields: [RawField], provenance: Provenance, decodedAsWindows1252: Bool = false) {
+    public init(fields: [RawField], provenance: Provenance, decodedAsWindows1252: Bool = false, isCSV: Bool = false) {
         self.fields = fields
         self.provenance = provenance
         self.decodedAsWindows1252 = decodedAsWindows1252
+        self.isCSV = isCSV
     }
 
     /// The first field with this exact name.
