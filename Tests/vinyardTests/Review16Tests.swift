@@ -129,7 +129,8 @@ import VinyardKit
         do {
             let connection = try Connection(path: db, mode: .readWrite)
             try connection.execute(
-                "ALTER TABLE duplicates DROP COLUMN element; ALTER TABLE locations DROP COLUMN _element; ALTER TABLE vehicles DROP COLUMN _element")
+                "ALTER TABLE duplicates DROP COLUMN element; ALTER TABLE locations DROP COLUMN _element; ALTER TABLE vehicles DROP COLUMN _element; "
+                    + "UPDATE vinyard_meta SET value = '1' WHERE key = 'format'")
         }
         let vehicles = dir.appendingPathComponent("rv.json")
         try Data(
@@ -149,6 +150,9 @@ import VinyardKit
         #expect((dup["raw"] as? [String: Any])?["id"] as? Int == 1, "\(vdup.stdout)")
         let integrity = try runVinyard(["stats", "--db", db])
         #expect(integrity.status == 0, "\(integrity.stderr)")
+        // Format 2 now: a version that writes format 1 (and no elements) refuses the file.
+        let format = try Connection(path: db, mode: .readOnly).scalarText("SELECT value FROM vinyard_meta WHERE key = 'format'")
+        #expect(format == "2")
     }
 
     /// The same name composed (`Z\u00fcrich`) and decomposed (`Zu\u0308rich`): `validate` reported a
@@ -257,5 +261,102 @@ import VinyardKit
         #expect(
             all.stdout.contains("\n1FTFW1E57KFA14352" + String(repeating: " ", count: wide - 17) + "Ford "),
             "every row: as wide as the key-only vehicle's key: \(all.stdout)")
+    }
+
+    /// A key replaced twice in a minified array by records whose loaded values are the same (they
+    /// differ in a key that is not loaded): the second replacement removed the first one's entry,
+    /// taking it for its own (every record has line 1). Entries are told apart by element.
+    @Test func replacedRecordsOfOneLineAreAllKept() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("l.json")
+        let amsterdam = #""name":"Amsterdam","lat":52.3547498,"long":4.8339215"#
+        try Data(
+            ("[{\(amsterdam),\"note\":\"a\"},{\"name\":\"Mumbai\",\"lat\":19.0823998,\"long\":72.8111468},"
+                + "{\(amsterdam),\"note\":\"b\"},{\(amsterdam),\"note\":\"c\"}]").utf8
+        ).write(to: input)
+        let db = dir.appendingPathComponent("l.db").path
+        for run in 1...2 {
+            let r = try runVinyard(["import", input.path, "--db", db, "--source", "locations", "--report", "json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], "\(r.stdout)")
+            #expect(report["duplicates"] as? Int == 2, "run \(run): \(r.stdout)")
+            let entries = try runVinyard(["export", "--db", db, "--table", "duplicates", "--columns", "element,raw", "--sort", "element", "--format", "jsonl"])
+            let notes = entries.stdout.split(separator: "\n").compactMap { line -> String? in
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return (object?["raw"] as? [String: Any])?["note"] as? String
+            }
+            #expect(notes == ["a", "b"], "run \(run): \(entries.stdout)")
+        }
+    }
+
+    /// Looking for a header below the first line: a line there whose delimiter is unclear is no
+    /// header, and the input keeps its own run (it failed with the delimiter's usage error).
+    @Test func anUnclearLineBelowIsNoHeader() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("amb.csv")
+        try Data("Foo,Bar,Baz\nAB-1,VW,a;b\nCD-2,BMW,c,d;e;f\n".utf8).write(to: input)
+        let forced = try runVinyard(["validate", input.path, "--source", "fleet"])
+        #expect(forced.status == 1, "\(forced.stderr)")
+        #expect(!forced.stderr.contains("cannot tell the delimiter"), "\(forced.stderr)")
+        let detected = try runVinyard(["validate", input.path])
+        #expect(detected.status == 64)
+        #expect(detected.stderr.contains("cannot tell the source from its keys (Foo, Bar, Baz)"), "\(detected.stderr)")
+    }
+
+    /// The formula guard is a CSV cell's: a JSON string keeps its `'`, and a text that starts with
+    /// `'` before `=` is exported with a second `'`, so it loads back as it was.
+    @Test func formulaGuardIsOnlyACSVCells() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("n.json")
+        try Data(#"[{"vin":"1FTFW1E57KFA14352","make":"Ford","notes":"'+1' is the prefix"},{"vin":"1HGCV1F52MA000123","make":"Honda","notes":"'=x"}]"#.utf8)
+            .write(to: input)
+        let db = dir.appendingPathComponent("n.db").path
+        #expect(try runVinyard(["import", input.path, "--db", db, "--quiet"]).status == 0)
+        let notes = try runVinyard(["export", "--db", db, "--columns", "notes", "--format", "jsonl"])
+        #expect(notes.stdout == "{\"notes\":\"'+1' is the prefix\"}\n{\"notes\":\"'=x\"}\n", "\(notes.stdout)")
+        let csv = dir.appendingPathComponent("e.csv")
+        #expect(try runVinyard(["export", "--db", db, "-o", csv.path]).status == 0)
+        #expect(try String(contentsOf: csv, encoding: .utf8).contains(",''=x,"), "guarded twice")
+        let again = try runVinyard(["import", csv.path, "--db", db, "--report", "json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: again.stdoutData) as? [String: Any], "\(again.stderr)")
+        #expect(report["unchanged"] as? Int == 2, "\(again.stdout)")
+    }
+
+    /// List fields are stored in NFC too.
+    @Test func listElementsAreComposed() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("o.json")
+        try Data(#"[{"vin":"1FTFW1E57KFA14352","options":["Sitzheizung","Zu\u0308rich-Paket"]}]"#.utf8).write(to: input)
+        let r = try runVinyard(["convert", input.path, "-o", "-", "--format", "jsonl"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let composed = Array(#""options":["Sitzheizung","Zürich-Paket"]"#.utf8)
+        #expect(Array(r.stdoutData).indices.contains { i in Array(r.stdoutData).dropFirst(i).starts(with: composed) }, "\(r.stdout)")
+    }
+
+    /// A key repeated with the same values in an input read again: the run reports it unchanged,
+    /// and the row keeps its run and time (it was stamped as the new run's).
+    @Test func aRepeatedKeyReadAgainKeepsItsRun() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("v.json")
+        let ford = #"{"vin":"1FTFW1E57KFA14352","make":"Ford","odometer_km":1}"#
+        try Data("[\(ford),{\"vin\":\"1HGCV1F52MA000123\",\"make\":\"Honda\"},\(ford)]".utf8).write(to: input)
+        let db = dir.appendingPathComponent("v.db").path
+        #expect(try runVinyard(["import", input.path, "--db", db, "--quiet"]).status == 0)
+        func state() throws -> String {
+            try runVinyard(["export", "--db", db, "--columns", "vin,_run_id,_updated_at,_line,_element"]).stdout
+                + runVinyard(["export", "--db", db, "--table", "duplicates", "--columns", "key,action,element,raw"]).stdout
+        }
+        let before = try state()
+        let again = try runVinyard(["import", input.path, "--db", db, "--report", "json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: again.stdoutData) as? [String: Any], "\(again.stderr)")
+        #expect(report["unchanged"] as? Int == 2, "\(again.stdout)")
+        #expect(report["duplicates"] as? Int == 1, "\(again.stdout)")
+        #expect(try state() == before)
+        #expect(before.contains("1FTFW1E57KFA14352,1,"), "\(before)")
     }
 }

@@ -28,7 +28,9 @@ func errorReportJSON(_ error: VinyardError) -> String {
     let object: [String: Any] = [
         "error": ["kind": kind, "message": error.description, "exit_status": Int(error.code.exitStatus)] as [String: Any]
     ]
-    guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted]) else {
+    guard
+        let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+    else {
         return "{}"
     }
     return String(decoding: data, as: UTF8.self)
