@@ -338,14 +338,7 @@ public final class ImportSession {
             // duplicate that replaces it keeps this line in `duplicates` and nothing is listed
             // twice or lost.
             if !found.sameProvenance {
-                let move = writer.moveProvenance
-                move.reset()
-                try move.bind(provenance.input, at: 1)
-                try move.bind(Int64(provenance.line), at: 2)
-                try move.bind(found.rowID, at: 3)
-                try move.bind(provenance.index, at: 4)
-                try move.step()
-                move.reset()
+                try writer.move(found.rowID, to: provenance)
                 // Under `last` the row is this record's alone, and its warnings move with it: a
                 // later duplicate that replaces it takes the row's findings into `duplicates`,
                 // which named the later line (and this record's own warnings were then kept
@@ -403,14 +396,7 @@ public final class ImportSession {
                     // in an input read again): it now stands for this record's place, and keeps
                     // its run and time (a full rewrite stamped it as this run's, though the run
                     // reports it unchanged; found by audit).
-                    let move = writer.moveProvenance
-                    move.reset()
-                    try move.bind(provenance.input, at: 1)
-                    try move.bind(Int64(provenance.line), at: 2)
-                    try move.bind(rowID, at: 3)
-                    try move.bind(provenance.index, at: 4)
-                    try move.step()
-                    move.reset()
+                    try writer.move(rowID, to: provenance)
                 } else {
                     // A row an earlier run stored, left as it was by its first record in this run
                     // (Blue, then Red, then Blue again): it may yet end as it was.

@@ -309,6 +309,18 @@ final class TableWriter {
         try statement.bind(hash, at: hashIndex)
     }
 
+    /// Sets the row's `_input`, `_line` and `_element` to `provenance`'s, leaving its values, run
+    /// and time as they are.
+    func move(_ rowID: Int64, to provenance: Provenance) throws(StoreError) {
+        moveProvenance.reset()
+        defer { moveProvenance.reset() }
+        try moveProvenance.bind(provenance.input, at: 1)
+        try moveProvenance.bind(Int64(provenance.line), at: 2)
+        try moveProvenance.bind(rowID, at: 3)
+        try moveProvenance.bind(provenance.index, at: 4)
+        try moveProvenance.step()
+    }
+
     /// The stored row for `key`, or nil; `sameProvenance` tells whether its `_input`, `_line` and
     /// `_element` are `provenance`'s.
     func find(_ key: String, provenance: Provenance) throws(StoreError) -> StoredKey? {
