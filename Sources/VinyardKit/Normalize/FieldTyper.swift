@@ -116,7 +116,7 @@ final class FieldTyper {
     ///   - asJSON: store the value as JSON text whatever it is.
     func type(
         _ raw: RawValue, unitFactor: Double? = nil, datePattern: DatePattern? = nil, asJSON: Bool = false,
-        csvCell: Bool = false
+        formulaGuard: Bool = false, ascii: Bool = false
     ) -> TypedValue {
         if asJSON { return .success(.text(JSONText.encode(raw))) }
         switch field.type {
@@ -124,9 +124,10 @@ final class FieldTyper {
             return .success(.text(Self.composed(arrayText(raw))))
         case .string:
             guard let text = scalarText(raw) else { return .failure(notScalar(raw)) }
-            // A CSV cell's formula guard goes before the value is looked up or cached; a JSON
-            // string's `'` is the value's own.
-            return string(csvCell ? Self.withoutFormulaGuard(text) : text)
+            // A CSV cell's formula guard goes before the value is looked up or cached (only in a
+            // row whose reader saw a `'` starting a value); a JSON string's `'` is the value's own.
+            if formulaGuard, text.withUTF8Bytes(Self.isGuarded) { return string(String(text.dropFirst()), ascii: ascii) }
+            return string(text, ascii: ascii)
         case .integer:
             return integer(raw, unitFactor: unitFactor)
         case .number:
@@ -148,36 +149,31 @@ final class FieldTyper {
         }
     }
 
-    /// The text of a CSV cell without the `'` that a CSV export (ours, or a spreadsheet's) puts
+    /// True when a CSV cell's bytes start with the `'` that a CSV export (ours, or a spreadsheet's) puts
     /// before a cell starting with `=`, `+`, `-`, `@`, tab or CR so that spreadsheets do not run it
-    /// as a formula: `export` then `import` stored `'-5C at night` for `-5C at night`. Any other
-    /// text unchanged (a `'` before anything else is the value's own). `export` guards a text that
-    /// starts so already with a second `'` (`''=x` for `'=x`), which this turns back into `'=x`.
-    static func withoutFormulaGuard(_ text: String) -> String {
-        // The first two bytes alone (every text cell of a CSV file comes through here).
-        let guarded = text.withUTF8Bytes { b -> Bool in
-            guard b.count >= 2, b[0] == UInt8(ascii: "'") else { return false }
-            switch b[1] {
-            case UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D, UInt8(ascii: "'"):
-                // `''` only before what a guard stands before: `''=x` is a guarded `'=x`.
-                return b[1] != UInt8(ascii: "'") || (b.count >= 3 && Self.startsFormula(b[2]))
-            default:
-                return false
-            }
-        }
-        return guarded ? String(text.dropFirst()) : text
+    /// as a formula (typing drops it: `export` then `import` stored `'-5C at night` for `-5C at
+    /// night`). A `'` before anything else is the value's own. `export` guards a text that starts
+    /// so already with a second `'` (`''=x` for `'=x`): only its first `'` is the guard.
+    @inline(__always)
+    static func isGuarded(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard b.count >= 2, b[0] == UInt8(ascii: "'") else { return false }
+        if startsFormula(b[1]) { return true }
+        // `''` only before what a guard stands before: `''=x` is a guarded `'=x`.
+        return b[1] == UInt8(ascii: "'") && b.count >= 3 && startsFormula(b[2])
     }
 
     private static func startsFormula(_ byte: UInt8) -> Bool { CSVWriter.startsFormula(byte) }
 
     // MARK: Kinds
 
-    private func string(_ text: String) -> TypedValue {
-        guard let cache else { return .success(.text(normalized(text))) }
+    /// - Parameter ascii: the reader saw only ASCII: no character for NFC to compose (nothing is
+    ///   scanned for the usual CSV row; a scan of each value cost ~500 instructions a row).
+    private func string(_ text: String, ascii: Bool) -> TypedValue {
+        guard let cache else { return .success(.text(caseFolded(ascii ? text : Self.composed(text)))) }
         let slot = cache.slot(for: text)
         if let cached = cache.value(at: slot, for: text) { return cached }
         var result: TypedValue
-        var value = normalized(text)
+        var value = caseFolded(ascii ? text : Self.composed(text))
         if let synonyms, let canonical = synonyms.canonical(value) { value = canonical }
         if let enumValues {
             if let canonical = enumValues[Schema.fold(value)] {
@@ -201,10 +197,6 @@ final class FieldTyper {
 
     /// A text value as stored: without a formula guard, in Unicode NFC, case-folded as the field
     /// says.
-    private func normalized(_ text: String) -> String {
-        caseFolded(Self.composed(text))
-    }
-
     /// The text in Unicode normalization form C: `Zu\u{308}rich` (a decomposed ü, as macOS file
     /// names and some exports write it) is stored as `Z\u{FC}rich`. The two are the same text, and
     /// Swift's `==` says so, but their bytes differ: `import` swapped a row's stored bytes without a
@@ -217,6 +209,7 @@ final class FieldTyper {
         guard text.withUTF8Bytes({ $0.contains { $0 >= 0xCC } }) else { return text }
         return text.precomposedStringWithCanonicalMapping
     }
+
 
     private func caseFolded(_ text: String) -> String {
         switch folding {

@@ -36,8 +36,9 @@ extension CSVReader {
         if fields.count != template.count { fields = template }
         let delimiter = self.delimiter
         let encoding = self.encoding
+        var marks = RecordMarks()
         let next = fields.withUnsafeMutableBufferPointer { out in
-            Self.readRecord(p, from: start, to: end, into: out, delimiter: delimiter, encoding: encoding)
+            Self.readRecord(p, from: start, to: end, into: out, delimiter: delimiter, encoding: encoding, marks: &marks)
         }
         // A row of delimiters and empty fields alone (`,,,`, as spreadsheets leave below the data)
         // is a blank line: the general path skips it.
@@ -55,7 +56,16 @@ extension CSVReader {
         // Kept for the next record only when no recycled arrays come back (a second reference
         // would make the caller's handed-back array shared).
         if !recycled { lastFields = fields }
-        return RawRecord(fields: fields, provenance: Provenance(input: inputName, line: startLine), isCSV: true)
+        return RawRecord(
+            fields: fields, provenance: Provenance(input: inputName, line: startLine), mayHaveFormulaGuard: marks.apostrophe,
+            isASCII: !marks.high)
+    }
+
+    /// What the fast scan noticed about a record's values, for typing: a value that starts with
+    /// `'` (maybe a formula guard), a non-ASCII byte.
+    struct RecordMarks {
+        var apostrophe = false
+        var high = false
     }
 
     /// Reads the record at `start` into `out` (one value per field, names kept); returns the index
@@ -63,19 +73,23 @@ extension CSVReader {
     @inline(__always)
     private static func readRecord(
         _ p: UnsafePointer<UInt8>, from start: Int, to n: Int, into out: UnsafeMutableBufferPointer<RawField>,
-        delimiter d: UInt8, encoding: TextEncoding
+        delimiter d: UInt8, encoding: TextEncoding, marks: inout RecordMarks
     ) -> Int {
         let columns = out.count
         let pd = ByteScan.broadcast(d), pq = ByteScan.broadcast(quote)
         var i = start
         var f = 0
+        // Noted in locals, and in `marks` once the record is read.
+        var apostrophe = false, anyHigh = false
         while true {
             guard f < columns, i < n else { return -1 }
             let value: String
             if p[i] == 0x3D { return -1 }  // `=`: maybe an Excel text formula
+            if p[i] == 0x27 { apostrophe = true }
             if p[i] == quote {
                 let a = i &+ 1
                 guard a < n, p[a] != 0x3D else { return -1 }
+                if p[a] == 0x27 { apostrophe = true }
                 var j = a
                 var escaped = false
                 var high = false
@@ -100,6 +114,7 @@ extension CSVReader {
                 guard after == d || after == lf || after == cr,
                     let s = makeString(p, a, j, escaped: escaped, high: high, encoding: encoding)
                 else { return -1 }
+                anyHigh = anyHigh || high
                 value = s
                 i = j &+ 1
             } else {
@@ -114,6 +129,7 @@ extension CSVReader {
                     j &+= 1  // a non-ASCII byte, or another control byte (a tab)
                 }
                 guard let s = makeString(p, i, j, escaped: false, high: high, encoding: encoding) else { return -1 }
+                anyHigh = anyHigh || high
                 value = s
                 i = j
             }
@@ -127,6 +143,7 @@ extension CSVReader {
                 guard i < n else { return -1 }
                 if p[i] == lf { i &+= 1 }
             }
+            marks = RecordMarks(apostrophe: apostrophe, high: anyHigh)
             return i
         }
     }

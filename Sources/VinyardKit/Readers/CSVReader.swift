@@ -194,7 +194,7 @@ public final class CSVReader: RecordReader {
                 return .reject(RawReject(provenance: provenance, text: text, fields: overflowed ? [] : fields, finding: finding))
             }
             consume(scanned)
-            return .record(RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged, isCSV: true))
+            return .record(RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged, mayHaveFormulaGuard: true))
         }
         return nil
     }

@@ -94,15 +94,36 @@ public struct RawRecord: Sendable, Hashable {
     /// True when the record's bytes were not valid UTF-8 and were decoded as Windows-1252
     /// (the pipeline adds a `row.encoding` warning).
     public var decodedAsWindows1252: Bool
-    /// True for a CSV row: its text cells may carry the `'` that CSV exports put before a cell
-    /// starting with `= + - @` (a spreadsheet formula guard), which typing takes off.
-    public var isCSV: Bool
+    /// True for a CSV row some of whose cells may carry the `'` that CSV exports put before a
+    /// cell starting with `= + - @` (a spreadsheet formula guard), which typing takes off. (The
+    /// CSV reader's fast path sets it only for a row with a cell that starts with `'`.)
+    public var mayHaveFormulaGuard: Bool
+    /// True when the reader saw that every value is ASCII (typing then skips its scan for
+    /// characters that Unicode normalization may change); false when it does not know.
+    public var isASCII: Bool
 
-    public init(fields: [RawField], provenance: Provenance, decodedAsWindows1252: Bool = false, isCSV: Bool = false) {
+    public init(
+        fields: [RawField], provenance: Provenance, decodedAsWindows1252: Bool = false, mayHaveFormulaGuard: Bool = false,
+        isASCII: Bool = false
+    ) {
         self.fields = fields
         self.provenance = provenance
         self.decodedAsWindows1252 = decodedAsWindows1252
-        self.isCSV = isCSV
+        self.mayHaveFormulaGuard = mayHaveFormulaGuard
+        self.isASCII = isASCII
+    }
+
+    /// Equal records hold the same fields, from the same place, decoded the same way; the
+    /// readers' hints for typing (``mayHaveFormulaGuard``, ``isASCII``) are not part of a record's
+    /// value (the CSV reader's two paths give the same record with different hints).
+    public static func == (a: RawRecord, b: RawRecord) -> Bool {
+        a.fields == b.fields && a.provenance == b.provenance && a.decodedAsWindows1252 == b.decodedAsWindows1252
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(fields)
+        hasher.combine(provenance)
+        hasher.combine(decodedAsWindows1252)
     }
 
     /// The first field with this exact name.

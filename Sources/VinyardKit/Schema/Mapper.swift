@@ -732,7 +732,7 @@ public final class Mapper {
                 }
                 switch typers[f].type(
                     value, unitFactor: factor == 0 ? nil : factor, datePattern: pattern < 0 ? nil : datePatterns[pattern],
-                    asJSON: asJSON, csvCell: raw.isCSV)
+                    asJSON: asJSON, formulaGuard: raw.mayHaveFormulaGuard, ascii: raw.isASCII)
                 {
                 case .success(let v): values[f] = v
                 case .failure(let finding): findings.append(finding)
