@@ -359,4 +359,37 @@ import VinyardKit
         #expect(try state() == before)
         #expect(before.contains("1FTFW1E57KFA14352,1,"), "\(before)")
     }
+    /// Any number of `'` before `=` loads back as it was (`''=x` came back as `'=x`), and a
+    /// guarded cell read by the CSV reader's fast path after white space (` '=x`) loses its guard
+    /// as on the general path (a row's path decided whether it was stored as `=x` or `'=x`).
+    @Test func guardRoundTripForEveryApostropheCount() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let values = ["=x", "'=x", "''=x", "'''=x", "-5", "'plain", "'", "''"]
+        let vins = [
+            "1FTFW1E57KFA14352", "1HGCV1F52MA000123", "1C4PJMAK2CW184491", "2HKRM3H38EH550410", "KNAFU4A2XD5739551",
+            "JM1GJ1W65E1143959", "1FTFW1E5XPFB12346", "4JGBB86E06A006500",
+        ]
+        let records = zip(vins, values).map { vin, note in "{\"vin\":\"\(vin)\",\"notes\":\"\(note)\"}" }
+        let input = dir.appendingPathComponent("rt.json")
+        try Data("[\(records.joined(separator: ","))]".utf8).write(to: input)
+        let first = dir.appendingPathComponent("rt1.db").path
+        #expect(try runVinyard(["import", input.path, "--db", first, "--quiet"]).status == 0)
+        let csv = dir.appendingPathComponent("rt.csv")
+        #expect(try runVinyard(["export", "--db", first, "-o", csv.path]).status == 0)
+        let second = dir.appendingPathComponent("rt2.db").path
+        #expect(try runVinyard(["import", csv.path, "--db", second, "--quiet"]).status == 0)
+        let a = try runVinyard(["export", "--db", first, "--columns", "vin,notes", "--format", "jsonl"]).stdout
+        let b = try runVinyard(["export", "--db", second, "--columns", "vin,notes", "--format", "jsonl"]).stdout
+        #expect(a == b)
+        #expect(a.contains(#""notes":"''=x""#), "\(a)")
+
+        // ` '=x` read by the general path (a quoted line break in the row) and by the fast path.
+        let spaced = dir.appendingPathComponent("sp.csv")
+        try Data("vin,make,notes\n1FTFW1E57KFA14352,\"Fo\nrd\", '=x\n1HGCV1F52MA000123,Honda, '=x\n".utf8).write(to: spaced)
+        let db = dir.appendingPathComponent("sp.db").path
+        #expect(try runVinyard(["import", spaced.path, "--db", db, "--quiet"]).status == 0)
+        let notes = try runVinyard(["export", "--db", db, "--columns", "notes"]).stdout
+        #expect(notes == "notes\n'=x\n'=x\n", "both stored as =x, guarded again on export: \(notes)")
+    }
 }

@@ -55,17 +55,19 @@ public final class CSVWriter: RecordWriter {
     }
 
     /// A text cell that spreadsheets would run as a formula (it starts with `= + - @`, tab or CR),
-    /// or one that starts with `'` before such a character: its own `'` would be taken for the
-    /// guard when the file is read again (`import` takes a guard off), so it gets one too.
+    /// or one whose `'`s (any number) stand before such a character: reading the file again
+    /// (`import` takes one `'` off such a cell) would take its own first `'` for the guard, so it
+    /// gets one too. `=x`, `'=x`, `''=x` all load back as they were.
     static func needsGuard(_ text: String) -> Bool {
-        text.withUTF8Bytes { b in b.first.map { needsGuard(first: $0, second: b.count >= 2 ? b[1] : nil) } ?? false }
+        text.withUTF8Bytes { b in needsGuard(count: b.count) { b[$0] } }
     }
 
-    /// ``needsGuard(_:)`` from a cell's first two bytes.
+    /// ``needsGuard(_:)`` for a cell of `count` bytes, read through `byte`.
     @inline(__always)
-    static func needsGuard(first: UInt8, second: UInt8?) -> Bool {
-        if startsFormula(first) { return true }
-        return first == UInt8(ascii: "'") && second.map(startsFormula) == true
+    static func needsGuard(count: Int, byte: (Int) -> UInt8) -> Bool {
+        var i = 0
+        while i < count && byte(i) == UInt8(ascii: "'") { i += 1 }
+        return i < count && startsFormula(byte(i))
     }
 
     @inline(__always)

@@ -53,7 +53,7 @@ extension OutputBuffer {
     /// with `=`, `+`, `-`, `@`, tab or CR gets a leading `'` (inside the quotes when quoted).
     mutating func appendCSVCell(bytes cell: UnsafeRawBufferPointer, delimiter: UInt8, guardFormula: Bool) {
         guard let first = cell.first else { return }
-        let guarded = guardFormula && CSVWriter.needsGuard(first: first, second: cell.count >= 2 ? cell[1] : nil)
+        let guarded = guardFormula && CSVWriter.needsGuard(count: cell.count) { cell[$0] }
         var needsQuotes = first == 0x20 || cell[cell.count - 1] == 0x20
         if !needsQuotes {
             for b in cell where b == delimiter || b == UInt8(ascii: "\"") || b == 0x0A || b == 0x0D {

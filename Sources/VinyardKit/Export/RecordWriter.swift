@@ -105,12 +105,18 @@ struct OutputBuffer {
             }
             append(UInt8(ascii: "]"))
         case .object(let fields):
-            appendJSONObject(fields)
+            appendJSONObject(fields, topLevel: false)
         }
     }
 
-    mutating func appendJSONObject(_ fields: [RawField]) {
+    /// - Parameter topLevel: a record's own object, whose names are checked against the last
+    ///   record's (a nested object's names would displace them: every record missed).
+    mutating func appendJSONObject(_ fields: [RawField], topLevel: Bool = true) {
         append(UInt8(ascii: "{"))
+        guard topLevel else {
+            appendMembers(RawField.withUniqueNames(fields))
+            return
+        }
         var known = fields.count == uniqueNames.count
         if known {
             for i in fields.indices where fields[i].name != uniqueNames[i] {
@@ -126,8 +132,16 @@ struct OutputBuffer {
                 same = false
                 break
             }
-            if same { uniqueNames = fields.map(\.name) }
+            if same {
+                uniqueNames.removeAll(keepingCapacity: true)
+                for f in fields { uniqueNames.append(f.name) }
+            }
         }
+        appendMembers(named)
+    }
+
+    /// `"name":value,…}` for an object's fields.
+    private mutating func appendMembers(_ named: [RawField]) {
         for (i, f) in named.enumerated() {
             if i > 0 { append(UInt8(ascii: ",")) }
             appendJSONString(f.name)

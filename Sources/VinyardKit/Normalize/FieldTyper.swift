@@ -152,17 +152,14 @@ final class FieldTyper {
     /// True when a CSV cell's bytes start with the `'` that a CSV export (ours, or a spreadsheet's) puts
     /// before a cell starting with `=`, `+`, `-`, `@`, tab or CR so that spreadsheets do not run it
     /// as a formula (typing drops it: `export` then `import` stored `'-5C at night` for `-5C at
-    /// night`). A `'` before anything else is the value's own. `export` guards a text that starts
-    /// so already with a second `'` (`''=x` for `'=x`): only its first `'` is the guard.
+    /// night`). A `'` before anything else is the value's own. `export` guards a text whose `'`s
+    /// stand before such a character with one more (`''=x` for `'=x`), and one `'` is taken off
+    /// whenever `'`s stand before one, so every such text loads back as it was.
     @inline(__always)
     static func isGuarded(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard b.count >= 2, b[0] == UInt8(ascii: "'") else { return false }
-        if startsFormula(b[1]) { return true }
-        // `''` only before what a guard stands before: `''=x` is a guarded `'=x`.
-        return b[1] == UInt8(ascii: "'") && b.count >= 3 && startsFormula(b[2])
+        b.first == UInt8(ascii: "'") && CSVWriter.needsGuard(count: b.count) { b[$0] }
     }
 
-    private static func startsFormula(_ byte: UInt8) -> Bool { CSVWriter.startsFormula(byte) }
 
     // MARK: Kinds
 

@@ -61,8 +61,15 @@ extension CSVReader {
             isASCII: !marks.high)
     }
 
+    /// Whether a value starting with this byte may start with a formula guard once typing has
+    /// trimmed it: a `'`, or white space or a no-break space (0xC2 0xA0) before one (` '=x`).
+    @inline(__always)
+    static func mayStartGuard(_ b: UInt8) -> Bool {
+        b == 0x27 || b == 0x20 || b == 0x09 || b == 0x0B || b == 0x0C || b == 0xC2
+    }
+
     /// What the fast scan noticed about a record's values, for typing: a value that starts with
-    /// `'` (maybe a formula guard), a non-ASCII byte.
+    /// `'` (maybe a formula guard, also after white space), a non-ASCII byte.
     struct RecordMarks {
         var apostrophe = false
         var high = false
@@ -85,11 +92,11 @@ extension CSVReader {
             guard f < columns, i < n else { return -1 }
             let value: String
             if p[i] == 0x3D { return -1 }  // `=`: maybe an Excel text formula
-            if p[i] == 0x27 { apostrophe = true }
+            if Self.mayStartGuard(p[i]) { apostrophe = true }
             if p[i] == quote {
                 let a = i &+ 1
                 guard a < n, p[a] != 0x3D else { return -1 }
-                if p[a] == 0x27 { apostrophe = true }
+                if Self.mayStartGuard(p[a]) { apostrophe = true }
                 var j = a
                 var escaped = false
                 var high = false

@@ -135,7 +135,9 @@ import Testing
                 // ASCII only when every value is, and a value starting with `'` always noted.
                 let values = record.fields.compactMap(\.value.scalarText)
                 if record.isASCII, values.contains(where: { $0.utf8.contains { $0 >= 0x80 } }) { out.append("not ASCII") }
-                if !record.mayHaveFormulaGuard, values.contains(where: { $0.hasPrefix("'") }) { out.append("apostrophe missed") }
+                if !record.mayHaveFormulaGuard, values.contains(where: { ValueParser.trimmed($0).hasPrefix("'") }) {
+                    out.append("apostrophe missed")
+                }
                 (record.isASCII, record.mayHaveFormulaGuard) = (false, false)
                 out.append("\(ReadItem.record(record))")
             }
@@ -149,7 +151,7 @@ import Testing
         Array("a".utf8), Array("BMW".utf8), Array("1HGCM82633A004352".utf8), Array("Škoda".utf8), Array("x\"y".utf8),
         Array("a field of more than sixteen bytes".utf8), Array("é".utf8), [0xFF], [0x8A, 0x6B], [0xC3], Array(" ".utf8),
         Array("12345678".utf8), Array("ünïcödé 𝄞 text".utf8), [0x00], Array("\t".utf8), Array(";".utf8), Array("|".utf8),
-        Array("'-5".utf8),
+        Array("'-5".utf8), Array(" '=x".utf8), Array("\u{A0}'+1".utf8),
     ]
 
     static func randomField(_ rng: inout some RandomNumberGenerator) -> [UInt8] {
