@@ -160,7 +160,6 @@ final class FieldTyper {
         b.first == UInt8(ascii: "'") && CSVWriter.needsGuard(count: b.count) { b[$0] }
     }
 
-
     // MARK: Kinds
 
     /// - Parameter ascii: the reader saw only ASCII: no character for NFC to compose (nothing is
@@ -192,8 +191,6 @@ final class FieldTyper {
         return result
     }
 
-    /// A text value as stored: without a formula guard, in Unicode NFC, case-folded as the field
-    /// says.
     /// The text in Unicode normalization form C: `Zu\u{308}rich` (a decomposed ü, as macOS file
     /// names and some exports write it) is stored as `Z\u{FC}rich`. The two are the same text, and
     /// Swift's `==` says so, but their bytes differ: `import` swapped a row's stored bytes without a
@@ -206,7 +203,6 @@ final class FieldTyper {
         guard text.withUTF8Bytes({ $0.contains { $0 >= 0xCC } }) else { return text }
         return text.precomposedStringWithCanonicalMapping
     }
-
 
     private func caseFolded(_ text: String) -> String {
         switch folding {

@@ -109,8 +109,8 @@ public final class Pipeline {
             read.skipLines = skip
             // A line below that cannot be read as a header (its delimiter unclear) is no header:
             // the input keeps its first line and its own error or run.
-            guard let again = try? openInput(path: path, options: read), again.csvPreamble.count == skip, let header = again.csvHeader, header.filter({ !$0.isEmpty }).count >= 2,
-                let accepted = accept(header)
+            guard let again = try? openInput(path: path, options: read), again.csvPreamble.count == skip,
+                let header = again.csvHeader, header.filter({ !$0.isEmpty }).count >= 2, let accepted = accept(header)
             else { continue }
             return (again, accepted)
         }

@@ -20,7 +20,7 @@ public final class RawRecordRereader {
     private var exhausted = false
     /// Records kept for one line at most: a whole minified array is on one line.
     static let lineLimit = 4096
-    /// The JSON array element last returned by element (-1: none since the input was opened).
+    /// The JSON array element that `record(element:line:)` last found (-1: none since the input was opened).
     private var lastElement = -1
 
     public init(options: ReadOptions) {
