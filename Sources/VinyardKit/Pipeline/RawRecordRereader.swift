@@ -77,26 +77,28 @@ public final class RawRecordRereader {
             return pending.provenance.line == wanted ? pending : nil
         }
         next = nil
-        guard let reader, !exhausted else { return nil }
-        while true {
-            let item: ReadItem?
-            do {
-                item = try reader.next()
-            } catch {
-                exhausted = true
-                return nil
-            }
-            guard let item else {
-                exhausted = true
-                return nil
-            }
-            guard case .record(let record) = item, let index = record.provenance.index, index >= element else { continue }
+        while let record = nextRecord() {
+            guard let index = record.provenance.index, index >= element else { continue }
             if index > element {
                 next = record
                 return nil
             }
             lastElement = element
             return record.provenance.line == wanted ? record : nil
+        }
+        return nil
+    }
+
+    /// The input's next record; nil at its end, or when it changed or cannot be read (what was
+    /// found stays).
+    private func nextRecord() -> RawRecord? {
+        guard let reader, !exhausted else { return nil }
+        while true {
+            guard let item = try? reader.next() else {
+                exhausted = true
+                return nil
+            }
+            if case .record(let record) = item { return record }
         }
     }
 
@@ -110,20 +112,7 @@ public final class RawRecordRereader {
             next = nil
             if pending.provenance.line == wanted { atLine.append(pending) }
         }
-        guard let reader, !exhausted else { return }
-        while true {
-            let item: ReadItem?
-            do {
-                item = try reader.next()
-            } catch {
-                exhausted = true  // The input changed, or cannot be read: what was found stays.
-                return
-            }
-            guard let item else {
-                exhausted = true
-                return
-            }
-            guard case .record(let record) = item else { continue }
+        while let record = nextRecord() {
             if record.provenance.line < wanted { continue }
             if record.provenance.line > wanted {
                 next = record

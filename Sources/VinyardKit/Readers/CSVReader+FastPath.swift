@@ -65,7 +65,7 @@ extension CSVReader {
     /// trimmed it: a `'`, or white space or a no-break space (0xC2 0xA0) before one (` '=x`).
     @inline(__always)
     static func mayStartGuard(_ b: UInt8) -> Bool {
-        b == 0x27 || b == 0x20 || b == 0x09 || b == 0x0B || b == 0x0C || b == 0xC2
+        b == 0x27 || ValueParser.isSpace(b) || b == 0xC2
     }
 
     /// What the fast scan noticed about a record's values, for typing: a value that starts with
