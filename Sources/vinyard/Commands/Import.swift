@@ -169,6 +169,8 @@ struct Import: ParsableCommand {
             let run = try session.finish(inputs: inputs)
             committed = true
             (result.committed, result.runID) = (true, run.runID)
+            // The run's time as stored, which includes rebuilding the key index after a first load.
+            result.elapsedSeconds = run.elapsedSeconds
             var title = "import into \(db) (run \(run.runID))"
             if result.read > 0 && result.nothingChanged {
                 if result.rejected == 0 {
