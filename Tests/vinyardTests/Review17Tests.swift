@@ -24,3 +24,86 @@ import VinyardKit
         #expect(printed > 0)
     }
 }
+
+extension Review17Tests {
+    /// A CSV rejects file goes back to whoever made the input, who opens it in a spreadsheet: its
+    /// text cells get the formula guard of `export` (they had none, so `=HYPERLINK(…)` ran). A
+    /// plain number such as a negative odometer keeps no guard, so the file read again gives the
+    /// same reasons and the same cells.
+    @Test func aRejectsFileIsGuardedAgainstFormulasAndReadsBackTheSame() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.csv")
+        try Data(
+            """
+            vin,make,model,odometer_km,notes
+            1FTFW1E57KFA1435,Ford,"=HYPERLINK(""http://x"",""y"")",-5,'=x
+            1HGCV1F52MA000123,Honda,@SUM(1),-5,+49 30 1234
+            1C4PJMAK2CW184491,Jeep,Cherokee,12,-
+
+            """.utf8
+        ).write(to: input)
+        let first = dir.appendingPathComponent("rejects1.csv")
+        let r1 = try runVinyard(["validate", input.path, "--rejects", first.path])
+        #expect(r1.status == 1, "\(r1.stderr)")
+        let text1 = try String(contentsOf: first, encoding: .utf8)
+        let lines = text1.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(text1)")
+        #expect(lines[1].hasPrefix(#"1FTFW1E57KFA1435,Ford,"'=HYPERLINK(""http://x"",""y"")",-5,'=x,"#), "\(lines[1])")
+        #expect(lines[2].hasPrefix("1HGCV1F52MA000123,Honda,'@SUM(1),-5,'+49 30 1234,"), "\(lines[2])")
+        #expect(!text1.contains("Cherokee"), "the third row is not rejected: \(text1)")
+
+        // Read again, the file gives the same rejects for the same reasons, cell for cell.
+        let second = dir.appendingPathComponent("rejects2.csv")
+        let r2 = try runVinyard(["validate", first.path, "--rejects", second.path])
+        #expect(r2.status == 1, "\(r2.stderr)")
+        let text2 = try String(contentsOf: second, encoding: .utf8)
+        func dataAndReasons(_ text: String) -> [String] {
+            text.split(separator: "\n").dropFirst().map { line in
+                let cells = line.split(separator: ",", omittingEmptySubsequences: false)
+                // Drop _input and _line (the input's name and line differ); keep the data and reasons.
+                return (cells.prefix(5) + cells.dropFirst(7)).joined(separator: ",")
+            }
+        }
+        #expect(dataAndReasons(text2) == dataAndReasons(text1), "\(text1)\n---\n\(text2)")
+
+        // A JSON Lines rejects file has the values as read: no guard, and the input's own taken off.
+        let jsonl = dir.appendingPathComponent("rejects.jsonl")
+        #expect(try runVinyard(["validate", input.path, "--rejects", jsonl.path]).status == 1)
+        let objects = try String(contentsOf: jsonl, encoding: .utf8).split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(objects.first?["notes"] as? String == "=x")
+        #expect(objects.first?["model"] as? String == #"=HYPERLINK("http://x","y")"#)
+        #expect(objects.last?["model"] as? String == "@SUM(1)")
+    }
+
+    /// The guard's plain-number exception: spreadsheets read `-5` and `+3.5` as numbers, never as
+    /// formulas, so an export leaves them as they are; `-5C at night` and `-2+3` still get one.
+    @Test func plainNumbersInTextCellsAreNotGuarded() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.json")
+        try Data(
+            """
+            [{"vin": "1FTFW1E57KFA14352", "model": "-5", "color": "-2+3", "notes": "-1,25e-3", "trim": "-"},
+             {"vin": "1HGCV1F52MA000123", "model": "+3.5", "color": "-5C at night", "notes": "'-5", "trim": "+"}]
+            """.utf8
+        ).write(to: input)
+        let db = dir.appendingPathComponent("t.db").path
+        #expect(try runVinyard(["import", input.path, "--db", db, "--source", "fleet"]).status == 0)
+        let out = dir.appendingPathComponent("out.csv")
+        let r = try runVinyard(["export", "--db", db, "--columns", "vin,model,color,notes,trim", "-o", out.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let text = try String(contentsOf: out, encoding: .utf8)
+        // (A lone `-` reads as an empty value.)
+        #expect(text.contains("1FTFW1E57KFA14352,-5,'-2+3,\"-1,25e-3\",\n"), "\(text)")
+        #expect(text.contains("1HGCV1F52MA000123,+3.5,'-5C at night,''-5,+\n"), "\(text)")
+        // And the export loads back as it was.
+        let db2 = dir.appendingPathComponent("t2.db").path
+        #expect(try runVinyard(["import", out.path, "--db", db2]).status == 0)
+        let again = dir.appendingPathComponent("again.csv")
+        #expect(try runVinyard(["export", "--db", db2, "--columns", "vin,model,color,notes,trim", "-o", again.path]).status == 0)
+        #expect(try String(contentsOf: again, encoding: .utf8) == text)
+    }
+}

@@ -63,11 +63,40 @@ public final class CSVWriter: RecordWriter {
     }
 
     /// ``needsGuard(_:)`` for a cell of `count` bytes, read through `byte`.
+    ///
+    /// A plain number (`-5`, `+3.5`, `-1,25`, `-2e3`) and a lone `-` or `+` get no guard:
+    /// spreadsheets read them as a number or as text, never as a formula, and a guard would make
+    /// a negative odometer in a rejects file `'-5`, which no longer reads as a number.
     @inline(__always)
     static func needsGuard(count: Int, byte: (Int) -> UInt8) -> Bool {
         var i = 0
         while i < count && byte(i) == UInt8(ascii: "'") { i += 1 }
-        return i < count && startsFormula(byte(i))
+        guard i < count && startsFormula(byte(i)) else { return false }
+        return i > 0 || !isHarmlessSigned(count: count, byte: byte)
+    }
+
+    /// `[+-]` alone, or `[+-]digits[(.|,)digits][e[+-]digits]`.
+    static func isHarmlessSigned(count: Int, byte: (Int) -> UInt8) -> Bool {
+        let first = byte(0)
+        guard first == UInt8(ascii: "-") || first == UInt8(ascii: "+") else { return false }
+        if count == 1 { return true }
+        var i = 1
+        func digits() -> Bool {
+            let start = i
+            while i < count && byte(i) >= UInt8(ascii: "0") && byte(i) <= UInt8(ascii: "9") { i += 1 }
+            return i > start
+        }
+        guard digits() else { return false }
+        if i < count && (byte(i) == UInt8(ascii: ".") || byte(i) == UInt8(ascii: ",")) {
+            i += 1
+            guard digits() else { return false }
+        }
+        if i < count && (byte(i) == UInt8(ascii: "e") || byte(i) == UInt8(ascii: "E")) {
+            i += 1
+            if i < count && (byte(i) == UInt8(ascii: "-") || byte(i) == UInt8(ascii: "+")) { i += 1 }
+            guard digits() else { return false }
+        }
+        return i == count
     }
 
     @inline(__always)

@@ -1,5 +1,6 @@
 /// Writes rejected records for sending back to whoever made the file: each with its original
 /// fields plus `_input`, `_line` and `_findings` (the codes and messages that rejected it).
+/// A CSV text cell that a spreadsheet would run as a formula gets a `'` first, as in `export`.
 ///
 /// CSV (the default) takes its columns from the first rejected record that has fields (a reader's
 /// rejects, which may have only some of them, are held until then; without one, the ragged row
@@ -39,12 +40,30 @@ public final class RejectsWriter {
 
     /// Writes a record the validators rejected.
     public func write(_ record: CanonicalRecord) throws {
-        try write(fields: record.raw.fields, provenance: record.provenance, text: nil, findings: record.findings)
+        let fields = record.raw.mayHaveFormulaGuard ? Self.unguarded(record.raw.fields) : record.raw.fields
+        try write(fields: fields, provenance: record.provenance, text: nil, findings: record.findings)
     }
 
     /// Writes a row the reader could not split into fields.
     public func write(_ reject: RawReject) throws {
-        try write(fields: reject.fields, provenance: reject.provenance, text: reject.text, findings: [reject.finding], fromReader: true)
+        // Only the CSV reader recovers fields from a reject.
+        try write(
+            fields: Self.unguarded(reject.fields), provenance: reject.provenance, text: reject.text, findings: [reject.finding],
+            fromReader: true)
+    }
+
+    /// CSV cells without the formula guard a CSV export put before them (`'=x` is `=x`, as typing
+    /// reads it): a CSV rejects file guards them again, once, and a JSON one has no need of it.
+    static func unguarded(_ fields: [RawField]) -> [RawField] {
+        func guarded(_ value: RawValue) -> Bool {
+            guard case .string(let s) = value, s.utf8.first == UInt8(ascii: "'") else { return false }
+            return s.withUTF8Bytes(FieldTyper.isGuarded)
+        }
+        guard fields.contains(where: { guarded($0.value) }) else { return fields }
+        return fields.map { field in
+            guard guarded(field.value), case .string(let s) = field.value else { return field }
+            return RawField(field.name, .string(String(s.dropFirst())))
+        }
     }
 
     /// - Parameter fromReader: a reader's reject, whose fields may be only some of the input's (a
@@ -91,9 +110,11 @@ public final class RejectsWriter {
         }
         columns = best
         for (i, name) in columns.enumerated() { columnIndex[name, default: []].append(i) }
+        // Guarded like an export: the file goes back to whoever made the input, who opens it in a
+        // spreadsheet; reading it again takes the guard off (see ``FieldTyper/isGuarded(_:)``).
         csv = CSVWriter(
             sink: sink, columns: columns + ["_input", "_line", "_findings", "_extra"],
-            delimiter: delimiter)
+            delimiter: delimiter, guardFormulas: true)
     }
 
     private func writeHeld() throws {
