@@ -15,7 +15,8 @@ Usage:
 
 Output: two compact string literals, parsed lazily by WMITable.swift:
   * table: `WMI|manufacturer|make1,make2,...|country|flags` per line (primary make first; flag H marks
-    heavy-truck makers, to which the position-7 model-year rule does not apply). WMIs are three
+    makers of heavy trucks, buses, trailers and motorcycles, to which the position-7 model-year rule
+    does not apply). WMIs are three
     characters, or six for low-volume makers (positions 1-3 and 12-14 when position 3 is `9`).
   * rules: `WMI|vds pattern|from-to|make` per line, only for WMIs that vPIC shows used by more than one
     make. The pattern is vPIC's regular expression over positions 4-8, `|`, positions 10-17, limited to
@@ -173,7 +174,7 @@ def main():
             "// extracted by the PyPI package `vin` 0.6.2 (MIT), plus Scripts/wmi-supplement.tsv.\n"
             f"// {len(table_lines)} WMIs, {len(rule_lines)} make rules.\n\n"
             "enum WMIData {\n"
-            "    /// `WMI|manufacturer|makes (primary first)|ISO country|flags`, one per line; flag `H`: heavy trucks, `P`: the country is the plant's (wins over the ISO 3780 range).\n"
+            "    /// `WMI|manufacturer|makes (primary first)|ISO country|flags`, one per line; flag `H`: no position-7 model-year rule (heavy trucks, buses, trailers, motorcycles), `P`: the country is the plant's (wins over the ISO 3780 range).\n"
             '    static let table = #"""\n'
         )
         out.write("\n".join(table_lines))

@@ -107,3 +107,63 @@ extension Review17Tests {
         #expect(try String(contentsOf: again, encoding: .utf8) == text)
     }
 }
+
+/// Findings of the real-VIN audit (session 14).
+extension Review17Tests {
+    private func decoded(_ vins: [String]) throws -> [String: [String: Any]] {
+        let r = try runVinyard(["decode"] + vins + ["--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let array = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]])
+        return Dictionary(uniqueKeysWithValues: array.map { ($0["vin"] as? String ?? "", $0) })
+    }
+
+    private func codes(_ object: [String: Any]?) -> [String] {
+        (object?["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+    }
+
+    /// A low-volume maker (position 3 is `9`) is told by positions 12-14. Where several makers share
+    /// the code (VF9, W09, XL9, ZA9), an unlisted one is unknown: `VF9…999…` decoded as Bugatti, and
+    /// a Pagani on ZA9 got a make mismatch. Listed ones still decode (ZA9…A12… is a Lamborghini).
+    @Test func anUnlistedLowVolumeMakerIsUnknown() throws {
+        let d = try decoded(["VF9AB12CXEA999123", "ZA9BC10E0LLA12345", "ZA9F7612345F76123"])
+        #expect(codes(d["VF9AB12CXEA999123"]).contains("vin.wmi_unknown"), "\(String(describing: d["VF9AB12CXEA999123"]))")
+        #expect(d["VF9AB12CXEA999123"]?["manufacturer"] is NSNull)
+        #expect(d["VF9AB12CXEA999123"]?["country"] as? String == "France")
+        #expect(d["ZA9BC10E0LLA12345"]?["manufacturer"] as? String == "Lamborghini")
+        #expect(!codes(d["ZA9BC10E0LLA12345"]).contains("vin.wmi_unknown"))
+        #expect(d["ZA9F7612345F76123"]?["manufacturer"] as? String == "Pagani")
+    }
+
+    /// The North American position-7 rule is for cars and light trucks: a motorcycle's best model
+    /// year was 30 years early (Honda's CBR1000RR `JH2SC5904BK300123` decoded as 1981, a Harley
+    /// Iron 883 as 1984).
+    @Test func motorcyclesDoNotTakeThePosition7Rule() throws {
+        let d = try decoded(["JH2SC5904BK300123", "1HD4LE21XEC412345"])
+        #expect(d["JH2SC5904BK300123"]?["model_year"] as? Int == 2011, "\(String(describing: d["JH2SC5904BK300123"]))")
+        #expect(d["1HD4LE21XEC412345"]?["model_year"] as? Int == 2014, "\(String(describing: d["1HD4LE21XEC412345"]))")
+        // A car of the same years still takes it: position 7 a digit is the 1980-2009 cycle.
+        #expect(try decoded(["1HGCM82633A004352"])["1HGCM82633A004352"]?["model_year"] as? Int == 2003)
+    }
+
+    /// Fleet codes that were unknown: Ford's passenger vans and buses, trailer makers, Hino trucks,
+    /// Indian motorcycles; and Holden's 6G1, which named Chevrolet alone.
+    @Test func commonFleetCodesAreKnown() throws {
+        let expected = [
+            "1FBAX2CM6HKA12345": "Ford", "1JJV532D7KL123456": "Wabash", "5PVNJ8JV8K4S12345": "Hino",
+            "56KCCDAA8F3312345": "Indian", "6G1EK54F06L123456": "Holden",
+        ]
+        let d = try decoded(Array(expected.keys))
+        for (vin, make) in expected {
+            #expect((d[vin]?["manufacturer"] as? String)?.hasPrefix(make) == true, "\(vin): \(String(describing: d[vin]))")
+            #expect(!codes(d[vin]).contains("vin.wmi_unknown"), "\(vin)")
+        }
+        // An Australian fleet's Holden, and the US Chevrolet exports, agree with 6G1; a Ford does not.
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("au.csv")
+        try Data("vin,make\n6G1EK54F06L123456,Holden\n6G1EK54F26L123457,Chevrolet\n6G1EK54F46L123458,Ford\n".utf8).write(to: input)
+        let r = try runVinyard(["validate", input.path, "--report", "json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], "\(r.stderr)")
+        #expect((report["findings"] as? [String: Int])?["vin.make_mismatch"] == 1, "\(report)")
+    }
+}

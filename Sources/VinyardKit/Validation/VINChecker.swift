@@ -128,7 +128,7 @@ public struct VINChecker {
             var year: Int?
             if let base = VINDecoder.yearBase(b[9]), base <= currentYear + 1 {
                 let latest = base + (currentYear + 1 - base) / 30 * 30
-                year = VINDecoder.bestYear(b, latest: latest, candidates: nil, heavy: ix.list[entryIndex].heavyTruck)
+                year = VINDecoder.bestYear(b, latest: latest, candidates: nil, heavy: ix.list[entryIndex].noPosition7Rule)
             }
             let make = cache.make(b, entryIndex: entryIndex, modelYear: year)
             return VINCheck(

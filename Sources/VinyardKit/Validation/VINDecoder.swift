@@ -85,7 +85,7 @@ public enum VINDecoder {
         let b = Array(VINEngine.normalize(vin).utf8)
         guard b.count == 17 else { return nil }
         let entry = lookup(b)
-        return bestYear(b, candidates: modelYears(b, currentYear), heavy: entry?.heavyTruck ?? false)
+        return bestYear(b, candidates: modelYears(b, currentYear), heavy: entry?.noPosition7Rule ?? false)
     }
 
     static func modelYears(_ b: [UInt8], _ currentYear: Int) -> [Int] {
@@ -257,7 +257,7 @@ public enum VINDecoder {
         }
         a.modelYears = modelYears(forCode: Character(Unicode.Scalar(b[9])), currentYear: currentYear)
         if let latest = a.modelYears.last {
-            a.modelYear = bestYear(b, latest: latest, candidates: nil, heavy: entryIndex.map { ix.list[$0].heavyTruck } ?? false)
+            a.modelYear = bestYear(b, latest: latest, candidates: nil, heavy: entryIndex.map { ix.list[$0].noPosition7Rule } ?? false)
         } else {
             a.modelYear = nil
         }
@@ -390,7 +390,7 @@ public enum VINDecoder {
         guard !want.isEmpty else { return nil }
         var makes = entry.makes.map(key)
         if b.count == 17 {
-            let year = bestYear(b, candidates: modelYears(b, currentCalendarYear), heavy: entry.heavyTruck)
+            let year = bestYear(b, candidates: modelYears(b, currentCalendarYear), heavy: entry.noPosition7Rule)
             makes = agreeingMakes(b, entry: entry, modelYear: year, listed: makes)
         }
         for m in makes {

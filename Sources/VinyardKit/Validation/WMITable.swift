@@ -10,8 +10,9 @@ public struct WMIEntry: Sendable, Hashable {
     public var makes: [String]
     /// The ISO 3166 alpha-2 country of the manufacturer, when known.
     public var countryCode: String?
-    /// True for heavy-truck makers, to which the North American position-7 year rule does not apply.
-    public var heavyTruck: Bool
+    /// True for makers of heavy trucks, buses, trailers, incomplete chassis and motorcycles (flag `H`), to
+    /// which the North American position-7 model-year rule does not apply.
+    public var noPosition7Rule: Bool
     /// True when ``countryCode`` is the plant's country and wins over the ISO 3780 range of the
     /// WMI's first two characters (flag `P`: a code assigned outside its country's legacy range,
     /// such as Tesla Grünheide's XP7, or GM Uzbekistan's XWB in the old USSR range).
@@ -147,7 +148,7 @@ enum WMITable {
             result[code] = WMIEntry(
                 code: code, manufacturer: text(bars[0] + 1, bars[1]), makes: makes,
                 countryCode: bars[3] > bars[2] + 1 ? text(bars[2] + 1, bars[3]) : nil,
-                heavyTruck: flags.contains(UInt8(ascii: "H")), plantCountry: flags.contains(UInt8(ascii: "P")))
+                noPosition7Rule: flags.contains(UInt8(ascii: "H")), plantCountry: flags.contains(UInt8(ascii: "P")))
         }
         return result
     }()
@@ -174,6 +175,11 @@ enum WMITable {
         var list: [WMIEntry] = []
         var three: [Int16] = []
         var six: [UInt64: Int16] = [:]
+        /// By ``index3(_:_:_:)``: a three-character WMI ending in `9` that also has six-character
+        /// entries. Its code is shared by low-volume makers told apart by positions 12-14, so an
+        /// unlisted maker is unknown, not the one the three-character entry names (`VF9…999…` is
+        /// no Bugatti).
+        var shared: [Bool] = []
         var ruleSets = LazyRuleSets(ranges: [])
         /// The ISO country name of each entry's country code.
         var countryNames: [String?] = []
@@ -185,6 +191,7 @@ enum WMITable {
     static let index: Index = {
         let ix = Index()
         ix.three = [Int16](repeating: 0, count: 36 * 36 * 36)
+        ix.shared = [Bool](repeating: false, count: 36 * 36 * 36)
         let ranges = ruleRanges()
         var entryRanges: [[Range<Int>]] = []
         for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
@@ -197,6 +204,7 @@ enum WMITable {
                 ix.three[i] = position
             } else if b.count == 6, let k = b.withUnsafeBufferPointer({ key6($0) }) {
                 ix.six[k] = position
+                if let i = index3(b[0], b[1], b[2]) { ix.shared[i] = true }
             }
             entryRanges.append(entry.makes.count > 1 ? ranges[key] ?? [] : [])
         }
@@ -222,17 +230,19 @@ enum WMITable {
     }
 
     /// The position in ``Index/list`` of a VIN's WMI entry: the six-character key for low-volume makers
-    /// (position 3 is `9`), else the three-character one.
+    /// (position 3 is `9`), else the three-character one, unless makers share that code
+    /// (``Index/shared``).
     @inline(__always)
     static func lookupIndex(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
         guard b.count >= 3 else { return nil }
         let ix = index
+        guard let i = index3(b[0], b[1], b[2]) else { return nil }
         if b.count >= 14 && b[2] == UInt8(ascii: "9") {
             let k = (UInt64(b[0]) << 40) | (UInt64(b[1]) << 32) | (UInt64(b[2]) << 24) | (UInt64(b[11]) << 16)
                 | (UInt64(b[12]) << 8) | UInt64(b[13])
             if let p = ix.six[k] { return Int(p) - 1 }
+            if ix.shared[i] { return nil }
         }
-        guard let i = index3(b[0], b[1], b[2]) else { return nil }
         let p = ix.three[i]
         return p == 0 ? nil : Int(p) - 1
     }

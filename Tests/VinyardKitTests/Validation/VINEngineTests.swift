@@ -269,7 +269,7 @@ import Testing
         #expect(VINDecoder.modelYear(for: VINEngine.withCheckDigit("KNAFU4120E5739551"), currentYear: 2025) == 1984)
     }
 
-    @Test func heavyTrucksSkipPosition7Rule() {
+    @Test func noPosition7RulesSkipPosition7Rule() {
         // Peterbilt with a digit at position 7 and code E: 2014, not 1984.
         let vin = VINEngine.withCheckDigit("1XPWD40X0ED215307")
         #expect(VINDecoder.modelYear(for: vin, currentYear: 2025) == 2014)
