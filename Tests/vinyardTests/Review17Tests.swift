@@ -167,3 +167,47 @@ extension Review17Tests {
         #expect((report["findings"] as? [String: Int])?["vin.make_mismatch"] == 1, "\(report)")
     }
 }
+
+extension Review17Tests {
+    /// Day and month in another order are read where the numbers say which is the day
+    /// (`15/03/2019`, `03/15/2019`: a day above 12) and rejected, naming both readings, where they
+    /// do not (`03/04/2019`); a non-padded ISO date (`2019-3-5`) is read. All four were rejects.
+    @Test func slashDatesAreReadWhereTheDayIsPlain() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("d.csv")
+        try Data(
+            """
+            vin,first_registration
+            1FTFW1E57KFA14352,15/03/2019
+            1HGCV1F52MA000123,03/15/2019
+            1C4PJMAK2CW184491,03/04/2019
+            2HKRM3H38EH550410,2019-3-5
+            KNAFU4A2XD5739551,03-03-2019
+            JM1GJ1W65E1143959,31/02/2019
+
+            """.utf8
+        ).write(to: input)
+        let db = dir.appendingPathComponent("t.db").path
+        let rejects = dir.appendingPathComponent("r.csv")
+        let r = try runVinyard(["import", input.path, "--db", db, "--rejects", rejects.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = try runVinyard(["export", "--db", db, "--columns", "vin,first_registration", "--sort", "vin"])
+        #expect(
+            out.stdout == """
+                vin,first_registration
+                1FTFW1E57KFA14352,2019-03-15
+                1HGCV1F52MA000123,2019-03-15
+                2HKRM3H38EH550410,2019-03-05
+                KNAFU4A2XD5739551,2019-03-03
+
+                """, "\(out.stdout)")
+        let text = try String(contentsOf: rejects, encoding: .utf8)
+        #expect(text.contains("'03/04/2019' is ambiguous: 2019-04-03 or 2019-03-04? Pass --date-format dd/MM/yyyy or MM/dd/yyyy"), "\(text)")
+        #expect(text.contains("'31/02/2019' is not a valid date"), "\(text)")
+        // With --date-format, the pattern alone decides: 15/03/2019 is no MM/dd/yyyy date.
+        let strict = try runVinyard(["validate", input.path, "--date-format", "MM/dd/yyyy", "--report", "json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: strict.stdoutData) as? [String: Any])
+        #expect(report["rejected"] as? Int == 3, "\(report)")
+    }
+}

@@ -308,6 +308,14 @@ final class FieldTyper {
         }
         if let parsed { return .success(.text(parsed)) }
         var source = pattern.map { " (this source writes \($0.text))" } ?? ""
+        if pattern == nil, case .ambiguous(let dayFirst, let monthFirst) = ValueParser.dayMonthReading(text) {
+            let separator = text.contains("/") ? "/" : "-"
+            return .failure(
+                finding(
+                    .fieldDate, text,
+                    "is ambiguous: \(dayFirst) or \(monthFirst)? Pass --date-format dd\(separator)MM\(separator)yyyy "
+                        + "or MM\(separator)dd\(separator)yyyy, or write yyyy-MM-dd"))
+        }
         if pattern == nil, text.contains("/") {
             source = "; for day and month in another order pass --date-format, e.g. MM/dd/yyyy or dd/MM/yyyy"
         }

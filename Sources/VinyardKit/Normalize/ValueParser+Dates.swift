@@ -85,7 +85,7 @@ public struct DatePattern: Sendable, Hashable {
 
 extension ValueParser {
     private static let isoPatterns = [
-        "yyyy-MM-dd", "yyyy/MM/dd", "yyyy.MM.dd", "dd.MM.yyyy", "d.M.yyyy",
+        "yyyy-MM-dd", "yyyy/MM/dd", "yyyy.MM.dd", "dd.MM.yyyy", "d.M.yyyy", "yyyy-M-d", "yyyy/M/d",
         // ISO 8601's basic format (`20190315`, as SAP and many ERP exports write dates).
         "yyyyMMdd",
     ].compactMap(
@@ -136,7 +136,32 @@ extension ValueParser {
         for p in isoPatterns { if let d = p.parse(s) { return d } }
         if let dt = parseDateTime(s), dt.utf8.count > 10 { return String(dt.prefix(10)) }
         if let named = monthNameDate(s), let day = named.day { return isoDate(year: named.year, month: named.month, day: day) }
+        if pattern == nil, case .date(let d) = dayMonthReading(s) { return d }
         return nil
+    }
+
+    /// How `d/M/yyyy` or `d-M-yyyy` reads without a pattern: a day above 12 says which number is
+    /// the day (`15/03/2019`, `03/15/2019`), as does a day equal to the month (`03/03/2019`);
+    /// `03/04/2019` is ambiguous (3 April or March 4?) and needs `--date-format`.
+    enum DayMonthReading: Equatable {
+        case date(String)
+        case ambiguous(String, String)
+        case none
+    }
+
+    private static let dayMonthPatterns: [(DatePattern, DatePattern)] = [("d/M/yyyy", "M/d/yyyy"), ("d-M-yyyy", "M-d-yyyy")]
+        .compactMap { a, b in DatePattern(a).flatMap { x in DatePattern(b).map { (x, $0) } } }
+
+    static func dayMonthReading(_ s: String) -> DayMonthReading {
+        guard s.utf8.count <= 10 else { return .none }
+        for (dayFirst, monthFirst) in dayMonthPatterns {
+            switch (dayFirst.parse(s), monthFirst.parse(s)) {
+            case (let a?, let b?): return a == b ? .date(a) : .ambiguous(a, b)
+            case (let a?, nil), (nil, let a?): return .date(a)
+            case (nil, nil): continue
+            }
+        }
+        return .none
     }
 
     /// Month names and their abbreviations (English, German, French, Dutch, Spanish), folded (lower
