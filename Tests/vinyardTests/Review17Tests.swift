@@ -211,3 +211,69 @@ extension Review17Tests {
         #expect(report["rejected"] as? Int == 3, "\(report)")
     }
 }
+
+/// Runs `vinyard` with output to /dev/null and returns its exit status and peak resident memory
+/// in bytes, polling `VmHWM` in `/proc/PID/status` while it runs (nil where there is no `/proc`).
+/// Not `wait4`'s `ru_maxrss`: a spawned child's counts the test process's own memory from before
+/// its `exec`.
+func runVinyardMeasuringPeakMemory(_ arguments: [String]) throws -> (status: Int32, peakBytes: Int?) {
+    let process = Process()
+    process.executableURL = vinyardBinary
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let status = "/proc/\(process.processIdentifier)/status"
+    var peak: Int?
+    while process.isRunning {
+        if let text = try? String(contentsOfFile: status, encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kb = Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+        {
+            peak = max(peak ?? 0, kb * 1024)
+        }
+        usleep(5_000)
+    }
+    process.waitUntilExit()
+    return (process.terminationStatus, peak)
+}
+
+/// Findings of the hostile-input audit (session 14).
+extension Review17Tests {
+    /// Memory stays bounded by what is in flight, not by the input: the CSV reader's spare field
+    /// arrays kept every old record's text alive (a 1 MB cell a row held the whole file), and up
+    /// to 4,096 spare rows of a 20,000-column file were kept; a batch now also closes at 4 MB of text.
+    @Test func memoryStaysBoundedForFatCellsAndWideRows() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // 2,000 rows with a 64 KiB cell each (128 MB; the cell has a comma, so it is quoted).
+        let fat = dir.appendingPathComponent("fat.csv")
+        FileManager.default.createFile(atPath: fat.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: fat)
+        handle.write(Data("vin,make,notes\n".utf8))
+        let cell = "\"" + String(repeating: "a,", count: 32_768) + "\""
+        for i in 0..<2000 {
+            handle.write(Data("1FTFW1E57KF\(String(format: "%06d", i)),Ford,\(cell)\n".utf8))
+        }
+        try handle.close()
+        let fatRun = try runVinyardMeasuringPeakMemory(["validate", fat.path])
+        #expect(fatRun.status == 1)
+        guard let fatPeak = fatRun.peakBytes else {
+            print("skipped: no /proc to read the peak memory from")
+            return
+        }
+        #expect(fatPeak < 100 << 20, "fat cells: peak \(fatPeak >> 20) MB")
+
+        // 2,000 rows of 20,000 empty columns and a VIN.
+        let wide = dir.appendingPathComponent("wide.csv")
+        FileManager.default.createFile(atPath: wide.path, contents: nil)
+        let wideHandle = try FileHandle(forWritingTo: wide)
+        wideHandle.write(Data(((0..<20_000).map { "c\($0)" }.joined(separator: ",") + ",vin\n").utf8))
+        let row = Data((String(repeating: ",", count: 20_000) + "1FTFW1E57KFA14352\n").utf8)
+        for _ in 0..<2000 { wideHandle.write(row) }
+        try wideHandle.close()
+        let wideRun = try runVinyardMeasuringPeakMemory(["validate", wide.path])
+        #expect(wideRun.status == 0)
+        #expect((wideRun.peakBytes ?? 0) < 110 << 20, "wide rows: peak \((wideRun.peakBytes ?? 0) >> 20) MB")
+    }
+}
