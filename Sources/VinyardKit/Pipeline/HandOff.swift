@@ -54,30 +54,16 @@ final class RecordBatch: @unchecked Sendable {
     /// The fields of the batch's records so far.
     private(set) var fieldCount = 0
 
-    /// Bytes of text in a batch before it is handed on: 256 records with a 1 MB `notes` cell each
-    /// held 1.8 GB across the batches in flight (an audit); 256 usual records hold about 30 KB.
+    /// Bytes of input (decompressed) in a batch before it is handed on, whatever its record
+    /// count: 256 records with a 1 MB `notes` cell each held 1.8 GB across the batches in flight
+    /// (an audit); 256 usual records are about 30 KB. The reading thread checks it.
     static let byteCapacity = 4 << 20
 
-    /// The text bytes of the batch's records so far (scalar values; a nested value counts 64).
-    private(set) var byteCount = 0
-
-    var isFull: Bool { items.count >= Self.capacity || fieldCount >= Self.fieldCapacity || byteCount >= Self.byteCapacity }
+    var isFull: Bool { items.count >= Self.capacity || fieldCount >= Self.fieldCapacity }
 
     /// Adds an item as read.
     func append(_ item: ReadItem) {
-        switch item {
-        case .record(let raw):
-            fieldCount += raw.fields.count
-            for field in raw.fields {
-                switch field.value {
-                case .string(let s), .number(let s): byteCount &+= s.utf8.count
-                case .null, .bool: break
-                case .array, .object: byteCount &+= 64
-                }
-            }
-        case .reject(let reject):
-            byteCount &+= reject.text.utf8.count
-        }
+        if case .record(let raw) = item { fieldCount += raw.fields.count }
         items.append(item)
     }
 
@@ -92,7 +78,6 @@ final class RecordBatch: @unchecked Sendable {
         }
         items.removeAll(keepingCapacity: true)
         fieldCount = 0
-        byteCount = 0
         self.mappingName = mappingName
         recordCount = 0
         mapper = nil

@@ -332,6 +332,8 @@ public final class Pipeline {
         var mappingName = initial
         guard var batch = flow.takeFree(mappingName: mappingName) else { return }
         reader.recycle(&batch.spareFields)
+        // Where the batch's first record starts in the (decompressed) input.
+        var batchStart = reader.decodedBytes
         // The first record's detection error, while the records held in `batch` have no source.
         var detectionError: (any Error)?
         var undetected = 0
@@ -370,16 +372,18 @@ public final class Pipeline {
                         flow.sendFilled(batch, last: false)
                         guard let next = flow.takeFree(mappingName: mappingName) else { return }
                         batch = next
+                        batchStart = reader.decodedBytes
                         reader.recycle(&batch.spareFields)
                     }
                     batch.mappingName = mappingName
                 }
                 batch.append(item)
-                if batch.isFull {
+                if batch.isFull || reader.decodedBytes - batchStart >= RecordBatch.byteCapacity {
                     batch.bytesRead = reader.bytesRead
                     flow.sendFilled(batch, last: false)
                     guard let next = flow.takeFree(mappingName: mappingName) else { return }
                     batch = next
+                    batchStart = reader.decodedBytes
                     reader.recycle(&batch.spareFields)
                 }
             }

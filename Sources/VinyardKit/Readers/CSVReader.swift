@@ -194,6 +194,11 @@ public final class CSVReader: RecordReader {
                 return .reject(RawReject(provenance: provenance, text: text, fields: overflowed ? [] : fields, finding: finding))
             }
             consume(scanned)
+            // One spare array fewer, as the fast path takes one per record: spares are handed
+            // back for every record, and the pool kept growing while records took this path,
+            // each spare keeping its old record's text alive (300 rows with a 1 MB cell held
+            // 300 MB to the end of the run; an audit).
+            if !spareFields.isEmpty { spareFields.removeLast() }
             return .record(RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged, mayHaveFormulaGuard: true))
         }
         return nil
@@ -366,14 +371,8 @@ public final class CSVReader: RecordReader {
         // At most 4,096 arrays, and 65,536 fields in all: 4,096 spare rows of a 20,000-column
         // file held 2.6 GB (an audit).
         let limit = min(4096, max(2, 65_536 / shape))
-        for k in arrays.indices where arrays[k].count == shape && spareFields.count < limit {
-            // Without their values: a spare kept each old record's text alive until it was filled
-            // again, and the general path (a record with quotes or very long cells) takes none, so
-            // 300 rows with a 1 MB cell each held 300 MB to the end of the run (an audit).
-            arrays[k].withUnsafeMutableBufferPointer { fields in
-                for i in fields.indices { fields[i].value = .null }
-            }
-            spareFields.append(arrays[k])
+        for array in arrays where array.count == shape && spareFields.count < limit {
+            spareFields.append(array)
         }
     }
 

@@ -55,6 +55,8 @@ public final class InputReader: RecordReader {
     private let readAhead: ReadAheadByteSource?
     /// The input's size in bytes when it is a regular file (nil for standard input and pipes).
     public let totalBytes: Int64?
+    /// The base reader's window on the (decompressed) input.
+    private let buffer: InputBuffer?
 
     init(
         base: any RecordReader, format: InputFormat, isGzip: Bool, counter: CountingByteSource,
@@ -67,7 +69,11 @@ public final class InputReader: RecordReader {
         self.counter = counter
         self.readAhead = readAhead
         self.totalBytes = totalBytes
+        buffer = csv?.buffer ?? (base as? JSONReader)?.inputBuffer ?? (base as? JSONLinesReader)?.inputBuffer
     }
+
+    /// Bytes of the input, decompressed, that the records read so far took (0 when unknown).
+    var decodedBytes: Int { buffer.map { $0.base + $0.start } ?? 0 }
 
     /// Bytes of the input (compressed, for gzip) read so far.
     public var bytesRead: Int64 { readAhead?.countedBytes ?? counter.count }

@@ -29,6 +29,8 @@ public final class JSONReader: RecordReader {
     public private(set) var wrapperKey: String?
 
     private let buffer: InputBuffer
+    /// The window on the input (the pipeline reads how far it got).
+    var inputBuffer: InputBuffer { buffer }
     private var parser: JSONParser
     private let encoding: TextEncoding
     private var line = 1
