@@ -277,3 +277,40 @@ extension Review17Tests {
         #expect((wideRun.peakBytes ?? 0) < 110 << 20, "wide rows: peak \((wideRun.peakBytes ?? 0) >> 20) MB")
     }
 }
+
+extension Review17Tests {
+    /// A name in a warning is clipped and its control characters escaped: a 50 MB JSON key was
+    /// written whole to standard error, and an escape sequence in a header reached the terminal.
+    @Test func namesInWarningsAreClippedAndEscaped() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("x.csv")
+        let long = String(repeating: "n", count: 5000)
+        try Data("vin,ma\u{1B}[2Jke,\(long)\n1FTFW1E57KFA14352,Ford,x\n".utf8).write(to: input)
+        let r = try runVinyard(["validate", input.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.stderr.contains("\u{1B}"), "\(r.stderr)")
+        #expect(r.stderr.contains(#"'ma\u{1B}[2Jke' (column 2)"#), "\(r.stderr)")
+        #expect(r.stderr.contains("'\(String(repeating: "n", count: 60))…' (5000 characters) (column 3)"), "\(r.stderr)")
+        #expect(r.stderr.utf8.count < 2000, "\(r.stderr.utf8.count) bytes")
+    }
+
+    /// A `--rejects` or `-o` file that is one of the database's side files is refused: SQLite
+    /// deletes its write-ahead log when the run closes the database, so `--rejects db-wal` was
+    /// reported written and then gone.
+    @Test func anOutputOnTheDatabasesSideFilesIsRefused() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("t.db").path
+        let input = packageRoot.appendingPathComponent("Samples/fleet.csv").path
+        for side in ["-wal", "-shm", "-journal"] {
+            let r = try runVinyard(["import", input, "--db", db, "--rejects", db + side])
+            #expect(r.status == 64, "\(side): \(r.stderr)")
+            #expect(r.stderr.contains("--rejects \(db + side) is also the database's"), "\(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: db), "nothing was opened")
+        #expect(try runVinyard(["import", input, "--db", db]).status == 0)
+        let export = try runVinyard(["export", "--db", db, "-o", db + "-wal"])
+        #expect(export.status == 64, "\(export.stderr)")
+    }
+}

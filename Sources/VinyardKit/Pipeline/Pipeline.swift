@@ -197,7 +197,7 @@ public final class Pipeline {
                 var firstColumn: [String: Int] = [:]
                 for (i, name) in header.enumerated() where firstColumn[name] == nil { firstColumn[name] = i + 1 }
                 let limit = 20
-                var places = unmapped.prefix(limit).map { name in "'\(name)' (column \(firstColumn[name] ?? 0))" }
+                var places = unmapped.prefix(limit).map { name in "\(Self.quoted(name)) (column \(firstColumn[name] ?? 0))" }
                 if unmapped.count > limit { places.append("and \(unmapped.count - limit) more") }
                 input.warnings.append(
                     Self.unmappedWarning(
@@ -270,7 +270,7 @@ public final class Pipeline {
                             unmappedKeys.count > unmappedLimit
                                 ? "more keys match no field of source \(source) and are not loaded; only the first \(unmappedLimit) are named"
                                 : Self.unmappedWarning(
-                                    ["'\(name)' (first at line \(provenance.line))"], one: "key", many: "keys", source: source,
+                                    ["\(Self.quoted(name)) (first at line \(provenance.line))"], one: "key", many: "keys", source: source,
                                     fix: "rename the key to a field name or map it in the source mapping"))
                     }
                 } else {
@@ -400,6 +400,27 @@ public final class Pipeline {
         batch.isLast = true
         batch.bytesRead = reader.bytesRead
         flow.sendFilled(batch, last: true)
+    }
+
+    /// A column name or JSON key as a message quotes it: control characters escaped (`\u{1B}`: a
+    /// name reached the terminal raw) and clipped to 60 characters (a 50 MB key was written whole
+    /// to standard error, in every warning that named it).
+    static func quoted(_ name: String) -> String {
+        var out = "'"
+        var count = 0
+        for scalar in name.unicodeScalars {
+            if count == 60 {
+                out += "…' (\(name.unicodeScalars.count) characters)"
+                return out
+            }
+            if scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) {
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+            count += 1
+        }
+        return out + "'"
     }
 
     /// `column 'x' (column 3) matches no field of source fleet and is not loaded; to keep it, FIX`,

@@ -547,7 +547,7 @@ public final class Mapper {
             else { continue }
             let known = Self.units.keys.filter { !$0.contains("-") && Self.conversion(from: $0, to: target) != nil }.sorted()
             out.append(
-                "column '\(name)' (column \(i + 1)) maps to field \(schema.fields[f].name), but its unit '\(unit)' "
+                "column \(Pipeline.quoted(name)) (column \(i + 1)) maps to field \(schema.fields[f].name), but its unit '\(unit)' "
                     + "does not convert into \(target): its values are read as \(target); if they are not, "
                     + "convert them or name the unit in the header (\(known.joined(separator: ", ")))")
         }
@@ -574,7 +574,7 @@ public final class Mapper {
 
         /// `columns 1 'vin' and 3 'vin' both map to field vin: column 3 is read only where column 1 is empty`.
         public var message: String {
-            "columns \(winnerColumn) '\(winnerName)' and \(column) '\(name)' both map to field \(field): "
+            "columns \(winnerColumn) \(Pipeline.quoted(winnerName)) and \(column) \(Pipeline.quoted(name)) both map to field \(field): "
                 + "column \(column) is read only where column \(winnerColumn) is empty, and its other values are not loaded; "
                 + "rename or drop one of them"
         }
@@ -582,7 +582,7 @@ public final class Mapper {
         /// The same for two keys of a JSON record, whose position says little:
         /// `keys 'vin' and 'vin' both map to field vin (first at line 3): the second is read only where the first is empty`.
         public func keyMessage(line: Int) -> String {
-            "keys '\(winnerName)' and '\(name)' both map to field \(field) (first at line \(line)): "
+            "keys \(Pipeline.quoted(winnerName)) and \(Pipeline.quoted(name)) both map to field \(field) (first at line \(line)): "
                 + "the second is read only where the first is empty, and its other values are not loaded; "
                 + "rename or drop one of them"
         }

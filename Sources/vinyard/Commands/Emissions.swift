@@ -48,7 +48,7 @@ struct Emissions: ParsableCommand {
         removeStagedOutputsOnSignal()
         try reportingErrors {
             let output = query.output ?? "-"
-            try checkOutputsAreNotRead([("-o", output)], reads: [("database", query.db)])
+            try checkOutputsAreNotRead([("-o", output)], reads: databaseFiles(query.db))
             let reportFormat: EmissionsFormat
             if let format {
                 guard let f = EmissionsFormat(rawValue: OutputFormat.resolvingTSV(format).name) else {

@@ -66,7 +66,7 @@ struct Export: ParsableCommand {
         removeStagedOutputsOnSignal()
         try reportingErrors {
             let output = query.output ?? "-"
-            try checkOutputsAreNotRead([("-o", output)], reads: [("database", query.db)])
+            try checkOutputsAreNotRead([("-o", output)], reads: databaseFiles(query.db))
             let exportFormat: ExportFormat
             if let format {
                 guard let f = ExportFormat(rawValue: OutputFormat.resolvingTSV(format).name) else {

@@ -80,7 +80,7 @@ struct Import: ParsableCommand {
             // Before anything is opened: a --rejects file that is an input or the database
             // itself would destroy it.
             try checkOutputsAreNotRead(
-                [("--rejects", rejects)], reads: input.inputs.map { ("input", $0) } + [("database", db)])
+                [("--rejects", rejects)], reads: input.inputs.map { ("input", $0) } + databaseFiles(db))
             do {
                 failedStrict = try performImport(committed: &committed, interruption: interruption)
             } catch {

@@ -38,6 +38,15 @@ func checkOutputsAreNotRead(_ outputs: [(option: String, path: String?)], reads:
     }
 }
 
+/// What a run that opens the database at `db` reads and writes besides it: SQLite's side files
+/// (`--rejects db-wal` was written, then deleted by SQLite when the run closed the database).
+func databaseFiles(_ db: String) -> [(what: String, path: String)] {
+    [
+        ("database", db), ("database's write-ahead log", db + "-wal"), ("database's shared-memory file", db + "-shm"),
+        ("database's rollback journal", db + "-journal"),
+    ]
+}
+
 /// A file as the system knows it: device and inode when it exists, else its absolute path.
 /// Nil for files that are not regular files (devices, pipes, directories).
 private enum FileIdentity: Equatable {
