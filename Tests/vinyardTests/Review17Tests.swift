@@ -314,3 +314,68 @@ extension Review17Tests {
         #expect(export.status == 64, "\(export.stderr)")
     }
 }
+
+extension Review17Tests {
+    /// Random bytes without a NUL are binary data (exit 65): they were read as Windows-1252 rows
+    /// of some source, or named none (a usage error, 64). Text with a few control bytes, and
+    /// vertical tabs for line breaks in cells (as some exports write), is still read.
+    @Test func controlBytesMeanBinaryData() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var generator = SplitMix64(seed: 17)
+        let random = (0..<100_000).map { _ in UInt8(truncatingIfNeeded: generator.next() % 255 + 1) }
+        let garbage = dir.appendingPathComponent("r.csv")
+        try Data(random).write(to: garbage)
+        let r = try runVinyard(["validate", garbage.path])
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("r.csv: binary data (control bytes, such as 0x"), "\(r.stderr)")
+        let jsonl = dir.appendingPathComponent("r.jsonl")
+        try Data(random).write(to: jsonl)
+        #expect(try runVinyard(["validate", jsonl.path]).status == 65)
+
+        var text = "vin,notes\n"
+        for i in 0..<2000 { text += "1FTFW1E57KFA14352,line one\u{0B}line two \(i)\(i % 200 == 0 ? "\u{01}" : "")\n" }
+        let fine = dir.appendingPathComponent("vt.csv")
+        try Data(text.utf8).write(to: fine)
+        let ok = try runVinyard(["validate", fine.path, "--report", "json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: ok.stdoutData) as? [String: Any], "\(ok.stderr)")
+        #expect(report["read"] as? Int == 2000)
+    }
+
+    /// UTF-32 text is named as such (it was called UTF-16), with the conversion to run.
+    @Test func utf32IsNamed() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("u.csv")
+        var bytes: [UInt8] = [0xFF, 0xFE, 0, 0]
+        for scalar in "vin\n".unicodeScalars { bytes += [UInt8(scalar.value), 0, 0, 0] }
+        try Data(bytes).write(to: input)
+        let r = try runVinyard(["validate", input.path])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("UTF-32 little-endian text (byte order mark FF FE 00 00)"), "\(r.stderr)")
+        #expect(r.stderr.contains("iconv -f UTF-32 -t UTF-8"), "\(r.stderr)")
+    }
+
+    /// A malformed element of a JSON array is a reject and reading goes on: its reason no longer
+    /// says that nothing after it is read.
+    @Test func aMalformedElementsReasonDoesNotSayReadingStopped() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("e.json")
+        try Data(
+            """
+            [{"vin":"1FTFW1E57KFA14352"},
+            {"vin": "1HGCV1F52MA000123" "make": "Honda"},
+            {"vin":"1C4PJMAK2CW184491"}]
+            """.utf8
+        ).write(to: input)
+        let rejects = dir.appendingPathComponent("r.jsonl")
+        let r = try runVinyard(["validate", input.path, "--rejects", rejects.path, "--report", "json"])
+        #expect(r.status == 1)
+        let text = try String(contentsOf: rejects, encoding: .utf8)
+        #expect(text.contains("e.json:2:29: expected ',' or '}' after an object member, found '\\\"'); fix it, or remove it from the array"), "\(text)")
+        #expect(!text.contains("nothing after it is read"), "\(text)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
+        #expect(report["read"] as? Int == 3)
+    }
+}

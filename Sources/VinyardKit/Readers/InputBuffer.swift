@@ -92,22 +92,42 @@ final class InputBuffer {
     /// bytes, while a text file holds none, or a stray one in a row (a dirty export), which that
     /// row's checks meet as they would further on. Many near the start (8 or more in the first
     /// 64 KiB, and 1 in 1,000 bytes) mean binary data.
+    /// So do control bytes, NUL or not, in 1 of 100 bytes of the first 64 KiB (64 at least):
+    /// random bytes without a NUL were read as Windows-1252 rows, or their first line named no
+    /// source (a usage error, exit 64). Tab, line ends, vertical tab and form feed (line breaks
+    /// in some exports' cells), Ctrl-Z and ESC do not count.
     /// - Parameter kind: what text was expected (`CSV`, `JSON Lines`), for the message.
-    /// - Throws: `.malformedInput` naming the input and the first NUL byte's offset.
+    /// - Throws: `.malformedInput` naming the input and the first such byte's offset.
     func refuseBinaryData(expecting kind: String) throws {
         try fill(atLeast: 64 * 1024)
-        let nul = withBytes { p -> Int? in
+        let found = withBytes { p -> (offset: Int, byte: UInt8)? in
             let window = p[start..<end]
-            var count = 0
-            for byte in window where byte == 0 { count += 1 }
-            guard count >= 8, count * 1000 >= window.count else { return nil }
-            return window.firstIndex(of: 0)
+            var nuls = 0
+            var controls = 0
+            for byte in window where byte < 0x20 || byte == 0x7F {
+                if byte == 0 { nuls += 1 }
+                if Self.isBinaryControl(byte) { controls += 1 }
+            }
+            if nuls >= 8, nuls * 1000 >= window.count, let at = window.firstIndex(of: 0) { return (at, 0) }
+            if controls >= 64, controls * 100 >= window.count, let at = window.firstIndex(where: Self.isBinaryControl) {
+                return (at, window[at])
+            }
+            return nil
         }
-        if let nul {
+        if let found {
+            let what = found.byte == 0 ? "a NUL byte" : "control bytes, such as 0x" + String(found.byte, radix: 16, uppercase: true)
+                .leftPadded(to: 2)
             throw VinyardError(
                 .malformedInput,
-                "\(source.name): binary data (a NUL byte at byte \(base + nul)) where \(kind) text was expected; is this a text file?")
+                "\(source.name): binary data (\(what) at byte \(base + found.offset)) where \(kind) text was expected; is this a text file?")
         }
+    }
+
+    /// A byte that text files do not hold: a control character other than tab, line feed,
+    /// carriage return, vertical tab, form feed, Ctrl-Z (DOS end of file) and ESC.
+    @inline(__always)
+    static func isBinaryControl(_ b: UInt8) -> Bool {
+        (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D && b != 0x0B && b != 0x0C && b != 0x1A && b != 0x1B) || b == 0x7F
     }
 
     /// Skips a UTF-8 byte order mark at the current position.
@@ -116,5 +136,12 @@ final class InputBuffer {
         if available >= 3, bytes[start] == 0xEF, bytes[start + 1] == 0xBB, bytes[start + 2] == 0xBF {
             start += 3
         }
+    }
+}
+
+extension String {
+    /// The string with `0`s before it up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

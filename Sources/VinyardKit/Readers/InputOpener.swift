@@ -173,7 +173,7 @@ public func openInput(path: String, options: ReadOptions = ReadOptions()) throws
         base: reader, format: format, isGzip: isGzip, counter: file, readAhead: readAhead, totalBytes: totalBytes)
 }
 
-/// Refuses UTF-16 text (Excel's "Unicode Text" export, PowerShell's default), recognized by its
+/// Refuses UTF-16 text (Excel's "Unicode Text" export, PowerShell's default) and UTF-32 text, recognized by its
 /// byte order mark or, without one, by a NUL after each of the first two ASCII characters: read
 /// as UTF-8 it is binary data, or lines of NUL bytes.
 /// - Throws: `.malformedInput` naming the input and how to convert it.
@@ -182,6 +182,12 @@ func refuseUTF16(_ buffer: InputBuffer, name: String) throws {
     let kind: String? = buffer.withBytes { whole in
         let p = UnsafeBufferPointer(rebasing: whole[buffer.start..<buffer.end])
         guard p.count >= 2 else { return nil }
+        if p.count >= 4, p[0] == 0xFF, p[1] == 0xFE, p[2] == 0, p[3] == 0 {
+            return "UTF-32 little-endian text (byte order mark FF FE 00 00)"
+        }
+        if p.count >= 4, p[0] == 0, p[1] == 0, p[2] == 0xFE, p[3] == 0xFF {
+            return "UTF-32 big-endian text (byte order mark 00 00 FE FF)"
+        }
         if p[0] == 0xFF && p[1] == 0xFE { return "UTF-16 little-endian text (byte order mark FF FE)" }
         if p[0] == 0xFE && p[1] == 0xFF { return "UTF-16 big-endian text (byte order mark FE FF)" }
         guard p.count >= 4 else { return nil }
@@ -197,7 +203,7 @@ func refuseUTF16(_ buffer: InputBuffer, name: String) throws {
         throw VinyardError(
             .malformedInput,
             "\(name): \(kind); Vinyard reads UTF-8 or Windows-1252: save it as UTF-8 "
-                + "(Excel: CSV UTF-8) or convert it (iconv -f UTF-16 -t UTF-8)")
+                + "(Excel: CSV UTF-8) or convert it (iconv -f \(kind.hasPrefix("UTF-32") ? "UTF-32" : "UTF-16") -t UTF-8)")
     }
 }
 

@@ -508,7 +508,9 @@ public final class JSONReader: RecordReader {
                 try buffer.fill(what: "JSON element")
             case .failure(let message, let at):
                 let located = error(message, at: at)
-                lastSyntaxError = located.message
+                // Without the advice for a file that stops here: a malformed element is a reject
+                // and reading goes on (its reject said that nothing after it was read).
+                lastSyntaxError = error(message, at: at, advice: false).message
                 throw located
             }
         }
@@ -584,7 +586,7 @@ public final class JSONReader: RecordReader {
         buffer.start = end
     }
 
-    private func error(_ message: String, at offset: Int) -> VinyardError {
+    private func error(_ message: String, at offset: Int, advice withAdvice: Bool = true) -> VinyardError {
         var l = line
         var lineStart = lineStartOffset
         buffer.withBytes { p in
@@ -601,7 +603,9 @@ public final class JSONReader: RecordReader {
         let column = buffer.base + offset - lineStart + 1
         // What to do, after what happened (unless the message says it): the reader stops here, so
         // the rest of the file is not read.
-        let advice = message.contains("--input-format") ? "" : "; the JSON is broken there and nothing after it is read: fix it, or export the file again"
+        let advice =
+            !withAdvice || message.contains("--input-format")
+            ? "" : "; the JSON is broken there and nothing after it is read: fix it, or export the file again"
         return VinyardError(.malformedInput, "\(inputName):\(l):\(column): \(message)\(advice)")
     }
 }
