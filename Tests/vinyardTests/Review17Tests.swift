@@ -5,9 +5,10 @@ import VinyardKit
 /// Findings of review 17 (session 14: profiling the first load, audits of real VINs and hostile
 /// inputs), each run through the built binary.
 @Suite struct Review17Tests {
-    /// The run's time printed and stored in `import_runs` includes rebuilding the key index after
-    /// a first load: it was taken before, so a 1M-row import said 5.1 s and 197k rows/s while the
-    /// command took 6.5 s. The report and the stored run now give the same figure.
+    /// The run's time printed is the one stored in `import_runs`, which now includes rebuilding
+    /// the key index after a first load (the report printed the reading's time: a 1M-row import
+    /// said 5.1 s and 197k rows/s while the command took 6.5 s). This checks that the two agree;
+    /// that the index build is inside the stored time shows only on large inputs.
     @Test func theReportedTimeIsTheStoredRunTime() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -28,44 +29,55 @@ import VinyardKit
 extension Review17Tests {
     /// A CSV rejects file goes back to whoever made the input, who opens it in a spreadsheet: its
     /// text cells get the formula guard of `export` (they had none, so `=HYPERLINK(…)` ran). A
-    /// plain number such as a negative odometer keeps no guard, so the file read again gives the
-    /// same reasons and the same cells.
+    /// plain number such as a negative odometer keeps no guard, and a guard is taken off a CSV
+    /// cell of any type (a number, a coordinate), so the file read again gives the same cells and
+    /// the same reasons.
     @Test func aRejectsFileIsGuardedAgainstFormulasAndReadsBackTheSame() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = dir.appendingPathComponent("in.csv")
         try Data(
             """
-            vin,make,model,odometer_km,notes
-            1FTFW1E57KFA1435,Ford,"=HYPERLINK(""http://x"",""y"")",-5,'=x
-            1HGCV1F52MA000123,Honda,@SUM(1),-5,+49 30 1234
-            1C4PJMAK2CW184491,Jeep,Cherokee,12,-
+            vin,make,model,odometer_km,notes,latitude,longitude
+            1FTFW1E57KFA1435,Ford,"=HYPERLINK(""http://x"",""y"")",-5,'=x,,
+            1HGCV1F52MA000123,Honda,@SUM(1),-5 km,+49 30 1234,,
+            1C4PJMAK2CW184491,Jeep,Cherokee,12,-,-95.5 ,3.5
+            2HKRM3H38EH550410,Honda,CR-V,12,,40.1,'-3.7
 
             """.utf8
         ).write(to: input)
         let first = dir.appendingPathComponent("rejects1.csv")
-        let r1 = try runVinyard(["validate", input.path, "--rejects", first.path])
+        let r1 = try runVinyard(["validate", input.path, "--rejects", first.path, "--report", "json"])
         #expect(r1.status == 1, "\(r1.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r1.stdoutData) as? [String: Any])
+        // The guarded longitude '-3.7 is -3.7: that row loads.
+        #expect(report["rejected"] as? Int == 3, "\(report)")
         let text1 = try String(contentsOf: first, encoding: .utf8)
         let lines = text1.split(separator: "\n").map(String.init)
-        #expect(lines.count == 3, "\(text1)")
-        #expect(lines[1].hasPrefix(#"1FTFW1E57KFA1435,Ford,"'=HYPERLINK(""http://x"",""y"")",-5,'=x,"#), "\(lines[1])")
-        #expect(lines[2].hasPrefix("1HGCV1F52MA000123,Honda,'@SUM(1),-5,'+49 30 1234,"), "\(lines[2])")
-        #expect(!text1.contains("Cherokee"), "the third row is not rejected: \(text1)")
+        #expect(lines.count == 4, "\(text1)")
+        #expect(lines[1].hasPrefix(#"1FTFW1E57KFA1435,Ford,"'=HYPERLINK(""http://x"",""y"")",-5,'=x,,,"#), "\(lines[1])")
+        #expect(lines[2].hasPrefix("1HGCV1F52MA000123,Honda,'@SUM(1),'-5 km,'+49 30 1234,,,"), "\(lines[2])")
+        #expect(lines[3].hasPrefix(#"1C4PJMAK2CW184491,Jeep,Cherokee,12,-,"'-95.5 ",3.5,"#), "\(lines[3])")
 
         // Read again, the file gives the same rejects for the same reasons, cell for cell.
         let second = dir.appendingPathComponent("rejects2.csv")
         let r2 = try runVinyard(["validate", first.path, "--rejects", second.path])
         #expect(r2.status == 1, "\(r2.stderr)")
-        let text2 = try String(contentsOf: second, encoding: .utf8)
-        func dataAndReasons(_ text: String) -> [String] {
-            text.split(separator: "\n").dropFirst().map { line in
-                let cells = line.split(separator: ",", omittingEmptySubsequences: false)
-                // Drop _input and _line (the input's name and line differ); keep the data and reasons.
-                return (cells.prefix(5) + cells.dropFirst(7)).joined(separator: ",")
+        func cells(_ url: URL) throws -> [[String]] {
+            let reader = try openInput(path: url.path)
+            var rows: [[String]] = []
+            while let item = try reader.next() {
+                guard case .record(let raw) = item else { continue }
+                // The input's name and line differ; the data and the reasons must not.
+                rows.append(raw.fields.filter { $0.name != "_input" && $0.name != "_line" }.map { "\($0.name)=\($0.value.scalarText ?? "")" })
             }
+            return rows
         }
-        #expect(dataAndReasons(text2) == dataAndReasons(text1), "\(text1)\n---\n\(text2)")
+        let rows1 = try cells(first), rows2 = try cells(second)
+        #expect(rows1.count == 3)
+        let text2 = try String(contentsOf: second, encoding: .utf8)
+        #expect(rows2 == rows1, "\(text1)\n---\n\(text2)")
+        #expect(rows1.first?.contains("notes='=x") == true, "\(rows1)")
 
         // A JSON Lines rejects file has the values as read: no guard, and the input's own taken off.
         let jsonl = dir.appendingPathComponent("rejects.jsonl")
@@ -75,7 +87,7 @@ extension Review17Tests {
         }
         #expect(objects.first?["notes"] as? String == "=x")
         #expect(objects.first?["model"] as? String == #"=HYPERLINK("http://x","y")"#)
-        #expect(objects.last?["model"] as? String == "@SUM(1)")
+        #expect(objects[1]["model"] as? String == "@SUM(1)")
     }
 
     /// The guard's plain-number exception: spreadsheets read `-5` and `+3.5` as numbers, never as
@@ -141,8 +153,11 @@ extension Review17Tests {
         let d = try decoded(["JH2SC5904BK300123", "1HD4LE21XEC412345"])
         #expect(d["JH2SC5904BK300123"]?["model_year"] as? Int == 2011, "\(String(describing: d["JH2SC5904BK300123"]))")
         #expect(d["1HD4LE21XEC412345"]?["model_year"] as? Int == 2014, "\(String(describing: d["1HD4LE21XEC412345"]))")
-        // A car of the same years still takes it: position 7 a digit is the 1980-2009 cycle.
-        #expect(try decoded(["1HGCM82633A004352"])["1HGCM82633A004352"]?["model_year"] as? Int == 2003)
+        // A car of the same years still takes it: position 7 a digit is the 1980-2009 cycle. So
+        // does a Ford passenger van (1FB), which was unknown: a 1997 E-350 wagon is no 2027.
+        let cars = try decoded(["1HGCM82633A004352", "1FBSS31L1VHA12345"])
+        #expect(cars["1HGCM82633A004352"]?["model_year"] as? Int == 2003)
+        #expect(cars["1FBSS31L1VHA12345"]?["model_year"] as? Int == 1997, "\(String(describing: cars["1FBSS31L1VHA12345"]))")
     }
 
     /// Fleet codes that were unknown: Ford's passenger vans and buses, trailer makers, Hino trucks,
@@ -377,5 +392,63 @@ extension Review17Tests {
         #expect(!text.contains("nothing after it is read"), "\(text)")
         let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
         #expect(report["read"] as? Int == 3)
+    }
+}
+
+/// Findings of the review of session 14's changes.
+extension Review17Tests {
+    /// Records held until a later one names the source are not handed on without a mapping when
+    /// the batch reaches its byte limit: a 5 MB record without a known key, then a malformed line,
+    /// then a fleet record lost the first (read 3, counted 2).
+    @Test func heldRecordsAreNotDroppedAtTheBatchByteLimit() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("held.jsonl")
+        let big = "{\"foo\":\"" + String(repeating: "a", count: 5_000_000) + "\"}\n"
+        try Data((big + "{bad\n{\"vin\":\"1FTFW1E57KFA14352\",\"make\":\"Ford\"}\n").utf8).write(to: input)
+        let r = try runVinyard(["validate", input.path, "--report", "json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], "\(r.stderr)")
+        #expect(report["read"] as? Int == 3)
+        #expect(report["inserted"] as? Int == 1)
+        #expect(report["rejected"] as? Int == 2, "\(report)")
+    }
+
+    /// A CSV with a control character as its `--delimiter` (Hive's \x01) is no binary data.
+    @Test func aControlCharacterDelimiterIsNotBinaryData() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("hive.txt")
+        var text = "vin\u{01}make\u{01}model\u{01}color\n"
+        for _ in 0..<500 { text += "1FTFW1E57KFA14352\u{01}Ford\u{01}F\u{01}red\n" }
+        try Data(text.utf8).write(to: input)
+        let r = try runVinyard(["validate", input.path, "--input-format", "csv", "--delimiter", "\u{01}", "--report", "json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], "\(r.stderr)")
+        #expect(report["read"] as? Int == 500)
+    }
+
+    /// The ambiguous-date message (with its --date-format hint) is for date fields only: a
+    /// date-time field does not read --date-format.
+    @Test func theAmbiguousDateHintIsForDateFieldsOnly() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("d.csv")
+        try Data("vin,last_sync\n1FTFW1E57KFA14352,03/04/2019\n".utf8).write(to: input)
+        let rejects = dir.appendingPathComponent("r.jsonl")
+        #expect(try runVinyard(["validate", input.path, "--rejects", rejects.path]).status == 1)
+        let text = try String(contentsOf: rejects, encoding: .utf8)
+        #expect(text.contains("last_sync '03/04/2019' is not a valid date"), "\(text)")
+        #expect(!text.contains("ambiguous"), "\(text)")
+    }
+
+    /// The source-detection error escapes control characters in the keys it quotes.
+    @Test func theDetectionErrorEscapesControlCharacters() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("x.csv")
+        try Data("ma\u{1B}[31mke,foo\n1,2\n".utf8).write(to: input)
+        let r = try runVinyard(["validate", input.path])
+        #expect(r.status == 64)
+        #expect(!r.stderr.contains("\u{1B}"), "\(r.stderr)")
+        #expect(r.stderr.contains(#"ma\u{1B}[31mke, foo"#), "\(r.stderr)")
     }
 }

@@ -119,14 +119,16 @@ final class FieldTyper {
         formulaGuard: Bool = false, ascii: Bool = false
     ) -> TypedValue {
         if asJSON { return .success(.text(JSONText.encode(raw))) }
+        // A CSV cell's formula guard goes before the value is typed, looked up or cached (only in
+        // a row whose reader saw a `'` starting a value), whatever the field's type: a rejects
+        // file guards `-5 km` as `'-5 km`, which read again must give the same reason. A JSON
+        // string's `'` is the value's own.
+        let raw = formulaGuard ? Self.unguarded(raw) : raw
         switch field.type {
         case .array:
             return .success(.text(Self.composed(arrayText(raw))))
         case .string:
             guard let text = scalarText(raw) else { return .failure(notScalar(raw)) }
-            // A CSV cell's formula guard goes before the value is looked up or cached (only in a
-            // row whose reader saw a `'` starting a value); a JSON string's `'` is the value's own.
-            if formulaGuard, text.withUTF8Bytes(Self.isGuarded) { return string(String(text.dropFirst()), ascii: ascii) }
             return string(text, ascii: ascii)
         case .integer:
             return integer(raw, unitFactor: unitFactor)
@@ -158,6 +160,17 @@ final class FieldTyper {
     @inline(__always)
     static func isGuarded(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         b.first == UInt8(ascii: "'") && CSVWriter.needsGuard(count: b.count) { b[$0] }
+    }
+
+    /// A CSV cell's value without its formula guard (``isGuarded(_:)``); any other value as it is.
+    /// - Parameter trimming: the guard may follow white space (` '=x`), which is then trimmed
+    ///   too (typing trims a value anyway); else it must be the first character.
+    @inline(__always)
+    static func unguarded(_ raw: RawValue, trimming: Bool = true) -> RawValue {
+        guard case .string(var text) = raw, let first = text.utf8.first else { return raw }
+        if trimming, first != UInt8(ascii: "'"), ValueParser.isSpace(first) || first == 0xC2 { text = ValueParser.trimmed(text) }
+        guard text.utf8.first == UInt8(ascii: "'"), text.withUTF8Bytes(isGuarded) else { return raw }
+        return .string(String(text.dropFirst()))
     }
 
     // MARK: Kinds
@@ -308,7 +321,9 @@ final class FieldTyper {
         }
         if let parsed { return .success(.text(parsed)) }
         var source = pattern.map { " (this source writes \($0.text))" } ?? ""
-        if pattern == nil, case .ambiguous(let dayFirst, let monthFirst) = ValueParser.dayMonthReading(text) {
+        if pattern == nil, field.type == .date || field.type == .dateOrYearMonth,
+            case .ambiguous(let dayFirst, let monthFirst) = ValueParser.dayMonthReading(text)
+        {
             let separator = text.contains("/") ? "/" : "-"
             return .failure(
                 finding(

@@ -378,7 +378,12 @@ public final class Pipeline {
                     batch.mappingName = mappingName
                 }
                 batch.append(item)
-                if batch.isFull || reader.decodedBytes - batchStart >= RecordBatch.byteCapacity {
+                // Records held for detection cannot go on without a mapping (the batch would drop
+                // them): while there are some, only the record count closes the batch, and a full
+                // batch with no source named yet ends the input, as the detection window does.
+                let holding = mappingName == nil && undetected > 0
+                if batch.isFull || (!holding && reader.decodedBytes - batchStart >= RecordBatch.byteCapacity) {
+                    if holding, let detectionError { throw detectionError }
                     batch.bytesRead = reader.bytesRead
                     flow.sendFilled(batch, last: false)
                     guard let next = flow.takeFree(mappingName: mappingName) else { return }

@@ -95,7 +95,7 @@ public final class CSVReader: RecordReader {
         self.encoding = encoding
         try buffer.skipBOM()
         // A NUL in the header is refused below; a stray one in a row is that row's.
-        try buffer.refuseBinaryData(expecting: "CSV")
+        try buffer.refuseBinaryData(expecting: "CSV", delimiter: forced ?? defaultDelimiter)
         // Excel's `sep=;` first line names the delimiter and precedes the header.
         let excelDelimiter = Self.skipExcelSeparatorLine(buffer)
         if excelDelimiter != nil { line += 1 }

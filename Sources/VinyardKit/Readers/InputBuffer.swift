@@ -92,24 +92,29 @@ final class InputBuffer {
     /// bytes, while a text file holds none, or a stray one in a row (a dirty export), which that
     /// row's checks meet as they would further on. Many near the start (8 or more in the first
     /// 64 KiB, and 1 in 1,000 bytes) mean binary data.
-    /// So do control bytes, NUL or not, in 1 of 100 bytes of the first 64 KiB (64 at least):
-    /// random bytes without a NUL were read as Windows-1252 rows, or their first line named no
-    /// source (a usage error, exit 64). Tab, line ends, vertical tab and form feed (line breaks
-    /// in some exports' cells), Ctrl-Z and ESC do not count.
-    /// - Parameter kind: what text was expected (`CSV`, `JSON Lines`), for the message.
+    /// So do control bytes, NUL or not, in 1 of 20 bytes of the first 64 KiB (64 at least): random
+    /// bytes without a NUL (a tenth of them are such bytes) were read as Windows-1252 rows, or
+    /// their first line named no source (a usage error, exit 64). Tab, line ends, vertical tab and
+    /// form feed (line breaks in some exports' cells), Ctrl-Z, ESC and the CSV delimiter given
+    /// (`--delimiter $'\x01'`, as Hive writes) do not count; a GS1 barcode's separator in each
+    /// row of a list is well below the share.
+    /// - Parameters:
+    ///   - kind: what text was expected (`CSV`, `JSON Lines`), for the message.
+    ///   - delimiter: the CSV delimiter given, when there is one.
     /// - Throws: `.malformedInput` naming the input and the first such byte's offset.
-    func refuseBinaryData(expecting kind: String) throws {
+    func refuseBinaryData(expecting kind: String, delimiter: UInt8? = nil) throws {
         try fill(atLeast: 64 * 1024)
         let found = withBytes { p -> (offset: Int, byte: UInt8)? in
             let window = p[start..<end]
             var nuls = 0
             var controls = 0
+            let binary = { (b: UInt8) in b != delimiter && Self.isBinaryControl(b) }
             for byte in window where byte < 0x20 || byte == 0x7F {
                 if byte == 0 { nuls += 1 }
-                if Self.isBinaryControl(byte) { controls += 1 }
+                if binary(byte) { controls += 1 }
             }
             if nuls >= 8, nuls * 1000 >= window.count, let at = window.firstIndex(of: 0) { return (at, 0) }
-            if controls >= 64, controls * 100 >= window.count, let at = window.firstIndex(where: Self.isBinaryControl) {
+            if controls >= 64, controls * 20 >= window.count, let at = window.firstIndex(where: binary) {
                 return (at, window[at])
             }
             return nil

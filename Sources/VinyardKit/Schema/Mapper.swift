@@ -726,7 +726,7 @@ public final class Mapper {
                 if touched[f] { continue }
                 touched[f] = true
                 if f == known.latitude || f == known.longitude {
-                    let input = coordinate(value)
+                    let input = coordinate(raw.mayHaveFormulaGuard ? FieldTyper.unguarded(value) : value)
                     if f == known.latitude { latitude = input } else { longitude = input }
                     continue
                 }

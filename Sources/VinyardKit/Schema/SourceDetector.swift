@@ -137,9 +137,15 @@ public struct SourceDetector: Sendable {
         guard let best = scores.first, best.score > 0,
             let bestMapping = candidates.first(where: { $0.mapping.name == best.mapping })?.mapping
         else {
-            // Each key cut to 40 characters: a 200 MB first line without a newline was echoed whole.
-            let shown = keys.prefix(12).map { $0.count > 40 ? "\($0.prefix(40))… (\($0.utf8.count) bytes)" : $0 }
-                .joined(separator: ", ") + (keys.count > 12 ? ", ..." : "")
+            // Each key cut to 40 characters (a 200 MB first line without a newline was echoed
+            // whole) and its control characters escaped (an escape sequence reached the terminal).
+            let shown = keys.prefix(12).map { key in
+                let clipped = key.count > 40 ? "\(key.prefix(40))… (\(key.utf8.count) bytes)" : key
+                return String(String.UnicodeScalarView(clipped.unicodeScalars.flatMap { scalar -> [Unicode.Scalar] in
+                    guard scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) else { return [scalar] }
+                    return Array("\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+                }))
+            }.joined(separator: ", ") + (keys.count > 12 ? ", ..." : "")
             throw VinyardError(
                 .usage,
                 "\(inputName): cannot tell the source from its keys (\(shown.isEmpty ? "none" : shown)); expected \(expectations()); name one with --source NAME"

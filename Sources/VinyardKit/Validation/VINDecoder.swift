@@ -103,7 +103,8 @@ public enum VINDecoder {
     /// The rule (49 CFR 565: a digit at position 7 means 1980-2009, a letter 2010-2039) holds for cars,
     /// MPVs and light trucks built for North America: VINs of the North American regions, and
     /// Japanese and Korean VINs whose check digit is right and whose WMI is known, the mark of a US-market
-    /// vehicle. Not for heavy trucks, nor China (its position-7 use differs), nor Europe (S-Z): European
+    /// vehicle. Not for heavy trucks, buses, trailers or motorcycles (``WMIEntry/noPosition7Rule``),
+    /// nor China (its position-7 use differs), nor Europe (S-Z): European
     /// makers compute the check digit for every market, and a European-market car's position 7 is a
     /// model code (`WDD20500XKR456789`, a 2019 Mercedes, would read 1989).
     @inline(__always)

@@ -86,8 +86,8 @@ enum WMIData {
 1F9ST1|Seagrave Fire Apparatus, LLC|Seagrave|US|
 1F9ST2|Seagrave Fire Apparatus, LLC|Seagrave|US|
 1FA|Ford Motor Company|Ford,Mercury,Lincoln,Merkur,Think|US|
-1FB|Ford Motor Company (buses and passenger vans)|Ford|US|H
-1FC|Ford Motor Company (incomplete vehicles)|Ford|US|H
+1FB|Ford Motor Company (passenger vans and buses)|Ford|US|
+1FC|Ford Motor Company (incomplete vehicles)|Ford|US|
 1FD|Ford Motor Company (commercial chassis)|Ford|US|
 1FL|Ford Motor Company|Think|NO|
 1FM|Ford Motor Company|Ford,Mercury,Nissan,Lincoln,Mazda|US|

@@ -13,6 +13,8 @@ public struct WMIEntry: Sendable, Hashable {
     /// True for makers of heavy trucks, buses, trailers, incomplete chassis and motorcycles (flag `H`), to
     /// which the North American position-7 model-year rule does not apply.
     public var noPosition7Rule: Bool
+    @available(*, deprecated, renamed: "noPosition7Rule")
+    public var heavyTruck: Bool { noPosition7Rule }
     /// True when ``countryCode`` is the plant's country and wins over the ISO 3780 range of the
     /// WMI's first two characters (flag `P`: a code assigned outside its country's legacy range,
     /// such as Tesla Grünheide's XP7, or GM Uzbekistan's XWB in the old USSR range).
