@@ -418,11 +418,7 @@ public final class Pipeline {
                 out += "…' (\(name.unicodeScalars.count) characters)"
                 return out
             }
-            if scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) {
-                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
+            out += scalar.shownInMessage
             count += 1
         }
         return out + "'"

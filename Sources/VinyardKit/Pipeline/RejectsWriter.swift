@@ -56,12 +56,7 @@ public final class RejectsWriter {
     /// reads it, in a field of any type): a CSV rejects file guards them again, once, and a JSON
     /// one has no need of it.
     static func unguarded(_ fields: [RawField]) -> [RawField] {
-        func guarded(_ value: RawValue) -> Bool {
-            guard case .string(let s) = value, s.utf8.first == UInt8(ascii: "'") else { return false }
-            return s.withUTF8Bytes(FieldTyper.isGuarded)
-        }
-        guard fields.contains(where: { guarded($0.value) }) else { return fields }
-        return fields.map { RawField($0.name, FieldTyper.unguarded($0.value, trimming: false)) }
+        fields.map { RawField($0.name, FieldTyper.unguarded($0.value, trimming: false)) }
     }
 
     /// - Parameter fromReader: a reader's reject, whose fields may be only some of the input's (a

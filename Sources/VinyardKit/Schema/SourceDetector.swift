@@ -141,10 +141,7 @@ public struct SourceDetector: Sendable {
             // whole) and its control characters escaped (an escape sequence reached the terminal).
             let shown = keys.prefix(12).map { key in
                 let clipped = key.count > 40 ? "\(key.prefix(40))… (\(key.utf8.count) bytes)" : key
-                return String(String.UnicodeScalarView(clipped.unicodeScalars.flatMap { scalar -> [Unicode.Scalar] in
-                    guard scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) else { return [scalar] }
-                    return Array("\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
-                }))
+                return clipped.unicodeScalars.map(\.shownInMessage).joined()
             }.joined(separator: ", ") + (keys.count > 12 ? ", ..." : "")
             throw VinyardError(
                 .usage,

@@ -9,3 +9,11 @@ extension String {
         return try copy.withUTF8(body)
     }
 }
+
+extension Unicode.Scalar {
+    /// The scalar as a message shows it: a control character (C0, DEL, C1) as `\u{1B}`, so that
+    /// a name read from an input cannot drive the terminal; anything else as it is.
+    var shownInMessage: String {
+        value < 0x20 || (0x7F..<0xA0).contains(value) ? "\\u{" + String(value, radix: 16, uppercase: true) + "}" : String(self)
+    }
+}
