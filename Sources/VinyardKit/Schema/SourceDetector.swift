@@ -141,7 +141,7 @@ public struct SourceDetector: Sendable {
             // whole) and its control characters escaped (an escape sequence reached the terminal).
             let shown = keys.prefix(12).map { key in
                 let clipped = key.count > 40 ? "\(key.prefix(40))… (\(key.utf8.count) bytes)" : key
-                return clipped.unicodeScalars.map(\.shownInMessage).joined()
+                return clipped.shownInMessage
             }.joined(separator: ", ") + (keys.count > 12 ? ", ..." : "")
             throw VinyardError(
                 .usage,

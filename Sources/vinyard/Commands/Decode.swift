@@ -140,16 +140,7 @@ enum DecodeOutput {
     /// Control characters of the input written as `\u{1B}`: a VIN holding an escape sequence
     /// (`1FTFW1\e]0;x\a`) reached the terminal as one.
     static func visible(_ s: String) -> String {
-        guard s.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else { return s }
-        var out = ""
-        for scalar in s.unicodeScalars {
-            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        s.shownInMessage
     }
 
     static func optional(_ s: String?) -> String { s.map(string) ?? "null" }
