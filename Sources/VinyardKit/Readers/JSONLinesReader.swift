@@ -85,7 +85,9 @@ public final class JSONLinesReader: RecordReader {
                 if let trailing {
                     problem = "column \(trailing - lineStart + 1): unexpected characters after the value"
                 } else if case .object(let fields) = v {
-                    return .record(RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged))
+                    var record = RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged)
+                    record.replacedLoneSurrogate = parser.sawLoneSurrogate
+                    return .record(record)
                 } else {
                     problem = "the line holds \(JSONReader.kindName(v)), not an object"
                 }

@@ -24,6 +24,9 @@ public struct JSONParser {
     public var encoding: TextEncoding
     /// Set when a string held bytes that are not valid UTF-8 (since the last reset).
     public var sawInvalidUTF8 = false
+    /// Set when a `\u` escape held half of a UTF-16 surrogate pair without the other half (no
+    /// character: it is read as U+FFFD) in the value ``parse(_:from:final:)`` last parsed.
+    public private(set) var sawLoneSurrogate = false
     /// With `.auto`, decode non-ASCII strings as Windows-1252 (set on a second pass over a record
     /// that was not valid UTF-8).
     public var decodeAsWindows1252 = false
@@ -52,6 +55,7 @@ public struct JSONParser {
         arrays.removeAll(keepingCapacity: true)
         objects.removeAll(keepingCapacity: true)
         keys.removeAll(keepingCapacity: true)
+        sawLoneSurrogate = false
         do {
             let (v, end) = try run(p, from: from, final: final)
             return .value(v, end: end)
@@ -288,14 +292,17 @@ public struct JSONParser {
                             j += 6
                         } else {
                             scalar = 0xFFFD
+                            sawLoneSurrogate = true
                         }
                     } else if j + 1 >= n {
                         throw Stop(message: "", at: n)
                     } else {
                         scalar = 0xFFFD
+                        sawLoneSurrogate = true
                     }
                 } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
                     scalar = 0xFFFD
+                    sawLoneSurrogate = true
                 }
                 high |= 0x80
                 appendUTF8(scalar)

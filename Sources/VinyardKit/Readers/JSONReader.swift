@@ -449,7 +449,9 @@ public final class JSONReader: RecordReader {
         }
         let (value, flagged, text) = parsed
         if case .object(let fields) = value {
-            return .record(RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged))
+            var record = RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged)
+            record.replacedLoneSurrogate = parser.sawLoneSurrogate
+            return .record(record)
         }
         let finding = Finding(
             .rowMalformed, .error,

@@ -94,6 +94,9 @@ public struct RawRecord: Sendable, Hashable {
     /// True when the record's bytes were not valid UTF-8 and were decoded as Windows-1252
     /// (the pipeline adds a `row.encoding` warning).
     public var decodedAsWindows1252: Bool
+    /// True when a JSON string of the record held a `\u` escape of half a UTF-16 surrogate pair
+    /// (`"\ud800"`: no character), read as U+FFFD (the pipeline adds a `row.encoding` warning).
+    public var replacedLoneSurrogate = false
     /// True for a CSV row some of whose cells may carry the `'` that CSV exports put before a
     /// cell starting with `= + - @` (a spreadsheet formula guard), which typing takes off. (The
     /// CSV reader's fast path sets it only for a row with a cell that starts with `'`.)
@@ -118,12 +121,14 @@ public struct RawRecord: Sendable, Hashable {
     /// value (the CSV reader's two paths give the same record with different hints).
     public static func == (a: RawRecord, b: RawRecord) -> Bool {
         a.fields == b.fields && a.provenance == b.provenance && a.decodedAsWindows1252 == b.decodedAsWindows1252
+            && a.replacedLoneSurrogate == b.replacedLoneSurrogate
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(fields)
         hasher.combine(provenance)
         hasher.combine(decodedAsWindows1252)
+        hasher.combine(replacedLoneSurrogate)
     }
 
     /// The first field with this exact name.

@@ -664,6 +664,16 @@ public final class Mapper {
 
     /// Maps one raw record. Never throws: whatever is wrong becomes a finding on the record.
     /// - Complexity: O(*f*) for *f* raw fields, after the first record of a layout.
+    /// True when a string in the value (nested ones included) holds U+FFFD.
+    static func holdsReplacementCharacter(_ value: RawValue) -> Bool {
+        switch value {
+        case .string(let s): s.utf8.contains(0xEF) && s.unicodeScalars.contains("\u{FFFD}")
+        case .array(let items): items.contains(where: holdsReplacementCharacter)
+        case .object(let fields): fields.contains { holdsReplacementCharacter($0.value) }
+        case .null, .bool, .number: false
+        }
+    }
+
     public func map(_ raw: RawRecord) -> CanonicalRecord {
         var record = CanonicalRecord(values: [], key: nil, provenance: raw.provenance, findings: [], raw: raw)
         map(raw, into: &record)
@@ -799,6 +809,15 @@ public final class Mapper {
                         ? "the row is not valid UTF-8; its invalid bytes were replaced by U+FFFD (--encoding utf-8): "
                             + "try --encoding windows-1252, or save the file as UTF-8"
                         : "the row is not valid UTF-8 and was read as Windows-1252; check accented letters, or save the file as UTF-8"))
+        }
+        if options.reportEncoding, raw.replacedLoneSurrogate {
+            // JSON lets `\ud800` through its grammar, but half a surrogate pair is no character.
+            let name = raw.fields.first { Self.holdsReplacementCharacter($0.value) }?.name
+            findings.append(
+                Finding(
+                    .rowEncoding, .warning,
+                    message: "a \\u escape \(name.map { "in \(Pipeline.quoted($0)) " } ?? "")is half of a UTF-16 surrogate pair "
+                        + "without the other half (no character); it was read as U+FFFD: fix the value at its source"))
         }
 
         let key = makeKey(values, &touched, &findings)
