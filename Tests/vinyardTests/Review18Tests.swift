@@ -32,3 +32,84 @@ import VinyardKit
         }
     }
 }
+
+extension Review18Tests {
+    /// A fleet-record file whose first record has no `licensePlate` (a van not yet registered)
+    /// was read as `fleet`, where every record with `vin: null` is rejected: fleet-record is now
+    /// recognized by `id`, two of its plain keys and one of its camelCase ones. A generic fleet
+    /// file with an `id` column and no camelCase key stays `fleet`.
+    @Test func aFleetRecordFileIsRecognizedWithoutALicensePlateFirst() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let records = dir.appendingPathComponent("records.json")
+        try Data(
+            """
+            [{"id":"a1","make":"Ford","model":"Transit","year":2019,"type":"van","vin":null,"fuelType":"diesel","odometer":12000,"status":"active"},
+             {"id":"a2","make":"Honda","model":"CB500","year":2020,"type":"motorcycle","licensePlate":"AB-12-CD","vin":null,"fuelType":"petrol","odometer":5000,"status":"maintenance"}]
+            """.utf8
+        ).write(to: records)
+        let r = try runVinyard(["validate", records.path, "--report", "json"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
+        let inputs = try #require(report["inputs"] as? [[String: Any]])
+        #expect(inputs.first?["source"] as? String == "fleet-record", "\(report)")
+        #expect(report["inserted"] as? Int == 2, "\(report)")
+
+        let generic = dir.appendingPathComponent("generic.json")
+        try Data(
+            #"[{"id":7,"vin":"1FTFW1E57KFA14352","make":"Ford","model":"F-150","year":2019,"status":"active","odometer":1200}]"#.utf8
+        ).write(to: generic)
+        let g = try runVinyard(["validate", generic.path, "--report", "json"])
+        #expect(g.status == 0, "\(g.stdout)\(g.stderr)")
+        let greport = try #require(try JSONSerialization.jsonObject(with: g.stdoutData) as? [String: Any])
+        #expect((greport["inputs"] as? [[String: Any]])?.first?["source"] as? String == "fleet", "\(greport)")
+    }
+}
+
+extension Review18Tests {
+    /// A fleet-record record with neither a vin nor an id has one defect and one finding (the
+    /// mapping's "source_id is required" came as well: two field.required for one record).
+    @Test func aRecordWithNeitherVINNorIDHasOneFinding() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("records.json")
+        try Data(
+            #"[{"id":null,"make":"Ford","model":"Transit","year":2019,"type":"van","licensePlate":"X-1","vin":null,"fuelType":"diesel","odometer":1,"status":"active"}]"#.utf8
+        ).write(to: input)
+        let r = try runVinyard(["validate", input.path, "--source", "fleet-record", "--report", "json"])
+        #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
+        #expect(report["rejected"] as? Int == 1, "\(report)")
+        #expect((report["findings"] as? [String: Any])?["field.required"] as? Int == 1, "\(report)")
+    }
+}
+
+extension Review18Tests {
+    /// Headers and values of real exports that were not read (audit): a bare `Miles` column is the
+    /// odometer in miles (it was not loaded: the odometer was lost), `PS` the power in metric
+    /// horsepower; German and Dutch registration headers name their fields; AutoScout's
+    /// `Elektro/Benzin` is a hybrid and `Sonstige` other (both were rejects).
+    @Test func moreHeadersAndFuelLabelsOfRealExportsAreRead() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.csv")
+        try Data(
+            """
+            VIN,Hersteller,Handelsbenaming,Miles,PS,Kraftstoffart,Antrieb,Karosserieform,Datum eerste toelating
+            1FTFW1E57KFA14352,Ford,F-150,100,150,Elektro/Benzin,Allrad,Limousine,2019-03-05
+            1HGCV1F52MA000123,Honda,Accord,0,,Sonstige,,,2021-06
+
+            """.utf8
+        ).write(to: input)
+        let db = dir.appendingPathComponent("t.db").path
+        let r = try runVinyard(["import", input.path, "--db", db])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(!r.stderr.contains("not loaded"), "\(r.stderr)")
+        let store = try VinyardStore(path: db, readOnly: true)
+        let row = try store.connection.scalarText(
+            "SELECT make || '|' || model || '|' || odometer_km || '|' || power_kw || '|' || fuel_type || '|' || drive_type "
+                + "|| '|' || body_class || '|' || first_registration FROM vehicles WHERE vin LIKE '1FT%'")
+        #expect(row == "Ford|F-150|161|110.3248|hybrid|awd|sedan|2019-03-05", "\(row ?? "nil")")
+        #expect(try store.connection.scalarText("SELECT fuel_type FROM vehicles WHERE vin LIKE '1HG%'") == "other")
+    }
+}

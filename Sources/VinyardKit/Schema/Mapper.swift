@@ -230,9 +230,19 @@ public final class Mapper {
 
     /// A name that is a field with a unit followed by a unit that converts into it, without
     /// brackets (`Odometer mi`, `Odometer_mi`, `odometerMeters`, `Power hp`: folded `odometermi`),
-    /// as the field and the factor (0 for none); nil otherwise. Tried only for names that match
+    /// or a distance or power unit alone (`Miles`, `PS`), as the field and the factor (0 for none); nil otherwise. Tried only for names that match
     /// nothing else.
     private func unitSuffixField(_ folded: String) -> (field: Int, factor: Double)? {
+        // A distance or power unit alone (`Miles`, `PS`, `HP`) names the one field in that unit
+        // (`Miles` was not loaded: the odometer was lost).
+        if let unit = Self.units[folded], unit.unit == "km" || unit.unit == "kw" {
+            let fields = schema.fields.indices.filter { f in
+                schema.fields[f].unit.flatMap { Self.conversion(from: folded, to: $0) } != nil
+            }
+            if fields.count == 1, let f = fields.first, let factor = Self.conversion(from: folded, to: schema.fields[f].unit ?? "") {
+                return (f, factor == 1 ? 0 : factor)
+            }
+        }
         for unit in Self.unitsLongestFirst where folded.count > unit.count && folded.hasSuffix(unit) {
             guard let f = aliases[String(folded.dropLast(unit.count))], let target = schema.fields[f].unit,
                 let factor = Self.conversion(from: unit, to: target)
@@ -877,6 +887,12 @@ public final class Mapper {
             let vinTouched = known.vin.map { touched[$0] } ?? false
             let idTouched = known.sourceID.map { touched[$0] } ?? false
             if !vinTouched, !idTouched {
+                // One finding for the one defect: the mapping's own "source_id is required" said
+                // the same again (two field.required for one record).
+                if let id = known.sourceID {
+                    let name = schema.fields[id].name
+                    findings.removeAll { $0.code == .fieldRequired && $0.field == name }
+                }
                 findings.append(
                     Finding(
                         .fieldRequired, .error, field: "vin",

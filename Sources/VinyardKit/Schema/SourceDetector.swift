@@ -121,8 +121,8 @@ public struct SourceDetector: Sendable {
             return candidate.groups[k]?.contains { folded.contains($0) } ?? false
         }
         guard d.all.allSatisfy(present) else { return false }
-        if d.anyCount > 0 { return d.any.filter(present).count >= d.anyCount }
-        return true
+        if d.anyCount > 0, d.any.filter(present).count < d.anyCount { return false }
+        return d.anyGroups.allSatisfy { group in group.any.filter(present).count >= group.anyCount }
     }
 
     /// Detects the mapping for an input.
@@ -171,6 +171,9 @@ public struct SourceDetector: Sendable {
             if d.anyCount > 0, !d.any.isEmpty {
                 let anyText = d.any.count == 1 ? d.any[0] : "\(d.anyCount) of \(d.any.joined(separator: "/"))"
                 parts.append(d.folded ? "\(anyText) (or an alias)" : anyText)
+            }
+            for group in d.anyGroups where group.anyCount > 0 && !group.any.isEmpty {
+                parts.append(group.any.count == 1 ? group.any[0] : "\(group.anyCount) of \(group.any.joined(separator: "/"))")
             }
             return "\(c.mapping.name) (\(parts.joined(separator: " and ")))"
         }.joined(separator: "; ")

@@ -58,23 +58,46 @@ public struct SourceMapping: Sendable, Hashable, Codable {
         /// Keys of which at least `anyCount` must be present.
         public var any: [String]
         public var anyCount: Int
+        /// Further groups of keys, each of which must hold as `any`/`anyCount` does (fleet-record:
+        /// two of its plain keys and one of its camelCase ones, whichever are in the record).
+        public var anyGroups: [Group]
         /// Compare after ``Schema/fold(_:)`` and against the schema aliases (the generic `fleet`
         /// table); otherwise keys are compared exactly as written.
         public var folded: Bool
 
-        public init(all: [String] = [], any: [String] = [], anyCount: Int = 0, folded: Bool = false) {
+        /// Keys of which at least `anyCount` must be present.
+        public struct Group: Sendable, Hashable, Codable {
+            public var any: [String]
+            public var anyCount: Int
+            public init(any: [String], anyCount: Int = 1) {
+                self.any = any
+                self.anyCount = anyCount
+            }
+            enum CodingKeys: String, CodingKey { case any, anyCount }
+            public init(from decoder: any Decoder) throws {
+                let c = try decoder.container(keyedBy: CodingKeys.self)
+                any = try c.decode([String].self, forKey: .any)
+                anyCount = try c.decodeIfPresent(Int.self, forKey: .anyCount) ?? 1
+            }
+        }
+
+        public init(
+            all: [String] = [], any: [String] = [], anyCount: Int = 0, anyGroups: [Group] = [], folded: Bool = false
+        ) {
             self.all = all
             self.any = any
             self.anyCount = anyCount
+            self.anyGroups = anyGroups
             self.folded = folded
         }
 
-        enum CodingKeys: String, CodingKey { case all, any, anyCount, folded }
+        enum CodingKeys: String, CodingKey { case all, any, anyCount, anyGroups, folded }
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             all = try c.decodeIfPresent([String].self, forKey: .all) ?? []
             any = try c.decodeIfPresent([String].self, forKey: .any) ?? []
             anyCount = try c.decodeIfPresent(Int.self, forKey: .anyCount) ?? (any.isEmpty ? 0 : 1)
+            anyGroups = try c.decodeIfPresent([Group].self, forKey: .anyGroups) ?? []
             folded = try c.decodeIfPresent(Bool.self, forKey: .folded) ?? false
         }
     }
