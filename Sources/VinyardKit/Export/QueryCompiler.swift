@@ -292,7 +292,7 @@ extension ExportTable {
 
     /// True when a schema table is read by a scan and SQLite's sorter rather than in key order
     /// through its key index. Walking the index fetches each row from wherever the import put it:
-    /// on a table larger than the page cache nearly every row reads a 64 KiB page again (a
+    /// on a table larger than the page cache nearly every row reads a page again (64 KiB then: a
     /// 396k-row export made 389k `pread` calls, 5 s of system time); the scan reads each page once
     /// and the sort runs in bounded memory (the sqlite3 shell on that table: 0.68 s against 2.99 s,
     /// and 0.76 s against 0.99 s with a cache holding the whole table). The index still serves a
