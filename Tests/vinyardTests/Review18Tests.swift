@@ -113,3 +113,72 @@ extension Review18Tests {
         #expect(try store.connection.scalarText("SELECT fuel_type FROM vehicles WHERE vin LIKE '1HG%'") == "other")
     }
 }
+
+extension Review18Tests {
+    /// Another application's WAL database whose last commits are still in its `-wal` was
+    /// checkpointed (its file grew, the log went) by the open that then refused it as "left
+    /// untouched"; a read command left a `-wal` and `-shm` beside one without pending commits.
+    /// Both are refused now without a byte changed or a file added (audit).
+    @Test func anotherApplicationsDatabaseIsLeftAsItWas() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let live = dir.appendingPathComponent("live")
+        let copy = dir.appendingPathComponent("copy")
+        try FileManager.default.createDirectory(at: live, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        let source = live.appendingPathComponent("app.db").path
+        do {
+            let c = try Connection(path: source, mode: .readWriteCreate)
+            try c.execute("PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0; CREATE TABLE orders(id INTEGER PRIMARY KEY, v TEXT)")
+            try c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            for _ in 0..<50 { try c.execute("INSERT INTO orders(v) VALUES('\(String(repeating: "x", count: 100))')") }
+            // Copied while open: the copy's commits are only in its -wal, as after a crash.
+            for suffix in ["", "-wal"] {
+                try FileManager.default.copyItem(atPath: source + suffix, toPath: copy.appendingPathComponent("app.db" + suffix).path)
+            }
+        }
+        let db = copy.appendingPathComponent("app.db").path
+        func snapshot() throws -> [String: Data] {
+            var out: [String: Data] = [:]
+            for name in try FileManager.default.contentsOfDirectory(atPath: copy.path) {
+                out[name] = try Data(contentsOf: copy.appendingPathComponent(name))
+            }
+            return out
+        }
+        let before = try snapshot()
+        #expect(before.keys.sorted() == ["app.db", "app.db-wal"])
+        let sample = sample("fleet.csv")
+        for args in [["import", sample, "--db", db], ["stats", "--db", db], ["export", "--db", db]] {
+            let r = try runVinyard(args)
+            #expect(r.status == 65, "\(args[0]): \(r.stderr)")
+            #expect(r.stderr.contains("not a Vinyard database") && r.stderr.contains("left untouched"), "\(r.stderr)")
+            let after = try snapshot()
+            #expect(after == before, "\(args[0]) changed the files: \(after.keys.sorted())")
+        }
+        // Without pending commits (the live one once closed): a read command adds no files.
+        let clean = live.appendingPathComponent("app.db").path
+        let files = try FileManager.default.contentsOfDirectory(atPath: live.path).sorted()
+        let r = try runVinyard(["stats", "--db", clean])
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: live.path).sorted() == files)
+    }
+
+    /// An output that cannot be created is named as given, not as its hidden staging file
+    /// (`x.txt/.vinyard-123-out.csv: cannot create output`).
+    @Test func anOutputThatCannotBeCreatedIsNamedAsGiven() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("t.db").path
+        let loaded = try runVinyard(["import", sample("fleet.csv"), "--db", db, "-q"])
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        let file = dir.appendingPathComponent("x.txt")
+        try Data("x".utf8).write(to: file)
+        let output = file.appendingPathComponent("out.csv").path
+        let r = try runVinyard(["export", "--db", db, "-o", output])
+        #expect(r.status == 73, "\(r.stderr)")
+        #expect(r.stderr.contains("\(output): cannot create output") && !r.stderr.contains(".vinyard-"), "\(r.stderr)")
+        let c = try runVinyard(["convert", sample("fleet.csv"), "-o", output])
+        #expect(c.status == 73, "\(c.stderr)")
+        #expect(c.stderr.contains("\(output): cannot create output") && !c.stderr.contains(".vinyard-"), "\(c.stderr)")
+    }
+}

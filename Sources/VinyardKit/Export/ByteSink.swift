@@ -16,10 +16,11 @@ public final class FileByteSink: ByteSink {
     private let capacity = 256 * 1024
     private var closed = false
 
-    /// Creates (or truncates) `path`; `-` is standard output.
+    /// Creates (or truncates) `path`; `-` is standard output. `shownAs` names the output in
+    /// errors when `path` is its staging file (see ``StagedOutputs``).
     /// - Throws: `.cantCreate` when the file cannot be created.
-    public init(path: String) throws {
-        name = path == "-" ? "standard output" : path
+    public init(path: String, shownAs: String? = nil) throws {
+        name = path == "-" ? "standard output" : shownAs ?? path
         buffer.reserveCapacity(capacity)
         if path == "-" {
             fd = 1
@@ -28,7 +29,7 @@ public final class FileByteSink: ByteSink {
         }
         let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard opened >= 0 else {
-            throw VinyardError(.cantCreate, "\(path): cannot create output: \(String(cString: strerror(errno)))")
+            throw VinyardError(.cantCreate, "\(name): cannot create output: \(String(cString: strerror(errno)))")
         }
         fd = opened
         ownsDescriptor = true
@@ -130,7 +131,7 @@ public final class GzipByteSink: ByteSink {
 
 /// Opens an output for writing: `-` is standard output; a path ending in `.gz` is gzip-compressed.
 /// - Throws: `.cantCreate` when the file cannot be created.
-public func openOutput(path: String) throws -> any ByteSink {
-    let file = try FileByteSink(path: path)
+public func openOutput(path: String, shownAs: String? = nil) throws -> any ByteSink {
+    let file = try FileByteSink(path: path, shownAs: shownAs)
     return path.lowercased().hasSuffix(".gz") ? try GzipByteSink(sink: file) : file
 }

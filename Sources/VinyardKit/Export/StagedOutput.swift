@@ -47,7 +47,7 @@ public final class StagedFileSink: ByteSink {
         staging = StagedOutputs.stagingPath(for: path)
         if let staging { StagedOutputs.register(staging) }
         do {
-            inner = try openOutput(path: staging ?? path)
+            inner = try openOutput(path: staging ?? path, shownAs: path)
         } catch {
             if let staging { StagedOutputs.unregister(staging) }
             throw error

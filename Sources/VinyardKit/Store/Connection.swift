@@ -14,6 +14,9 @@ public final class Connection {
         case readWriteCreate
         /// Read and write an existing file.
         case readWrite
+        /// Read the main file as it is (`immutable=1`): no lock, no `-wal` read or checkpointed,
+        /// no hot journal rolled back, nothing created beside it.
+        case immutable
     }
 
     let handle: OpaquePointer
@@ -40,6 +43,9 @@ public final class Connection {
                 name = uri
                 flags |= SQLITE_OPEN_URI
             }
+        case .immutable:
+            flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+            name = Self.uri(path) + "?immutable=1"
         case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         case .readWrite: flags |= SQLITE_OPEN_READWRITE
         }
@@ -77,6 +83,11 @@ public final class Connection {
         guard access(directory, W_OK) != 0, access(path + "-wal", F_OK) != 0, access(path + "-journal", F_OK) != 0 else {
             return nil
         }
+        return uri(path) + "?immutable=1"
+    }
+
+    /// `file:` and the path, percent-encoded where a URI needs it.
+    private static func uri(_ path: String) -> String {
         var encoded = ""
         for byte in path.utf8 {
             switch byte {
@@ -86,7 +97,7 @@ public final class Connection {
                 encoded.unicodeScalars.append(Unicode.Scalar(byte))
             }
         }
-        return "file:" + encoded + "?immutable=1"
+        return "file:" + encoded
     }
 
     /// Runs one or more SQL statements without results. The corresponding C function is `sqlite3_exec`.

@@ -74,6 +74,7 @@ public final class VinyardStore {
         self.isReadOnly = readOnly
         self.busyTimeout = busyTimeout
         try Self.checkFile(path: path, readOnly: readOnly)
+        try Self.refuseForeign(path)
         if readOnly { Self.rollBackHotJournal(path) }
         let hadWAL = access(path + "-wal", F_OK) == 0, hadSHM = access(path + "-shm", F_OK) == 0
         do {
@@ -88,11 +89,7 @@ public final class VinyardStore {
                 isInitialized = true
                 try checkFormat()
             } else if !tables.isEmpty {
-                let listed = tables.prefix(5).joined(separator: ", ") + (tables.count > 5 ? ", …" : "")
-                throw VinyardError(
-                    .malformedInput,
-                    "\(path) is an SQLite database but not a Vinyard database (it holds tables \(listed) and no "
-                        + "vinyard_meta table); it was left untouched: choose another --db path")
+                throw Self.foreignDatabase(path, tables: tables)
             }
             if !readOnly {
                 try configureWriter()
@@ -343,6 +340,29 @@ public final class VinyardStore {
     func leaveBulkLoadJournal() {
         _ = try? setJournalMode("wal")
         try? connection.execute("PRAGMA synchronous=NORMAL")
+    }
+
+    /// Another application's database is refused before a normal open, which would checkpoint a
+    /// `-wal` beside it into it or roll a `-journal` back (and delete them), and leaves a `-wal`
+    /// and `-shm` beside a WAL file opened to read: the file is left as it was, as the message
+    /// says. Its main file is read as it is (`immutable`); a Vinyard database whose tables are
+    /// still in its log (a first import running) shows no tables there and goes on to the normal open.
+    private static func refuseForeign(_ path: String) throws {
+        guard access(path, R_OK) == 0,
+            let connection = try? Connection(path: path, mode: .immutable),
+            let tables = try? tableNames(in: connection, views: true),
+            !tables.isEmpty, !tables.contains("vinyard_meta")
+        else { return }
+        throw foreignDatabase(path, tables: tables)
+    }
+
+    /// The refusal of another application's SQLite database.
+    private static func foreignDatabase(_ path: String, tables: [String]) -> VinyardError {
+        let listed = tables.prefix(5).joined(separator: ", ") + (tables.count > 5 ? ", …" : "")
+        return VinyardError(
+            .malformedInput,
+            "\(path) is an SQLite database but not a Vinyard database (it holds tables \(listed) and no "
+                + "vinyard_meta table); it was left untouched: choose another --db path")
     }
 
     /// A killed bulk load leaves a hot journal beside the file, which a read-only connection cannot
