@@ -198,6 +198,8 @@ extension KilledImportTests {
                 #expect(try integrityCheck(db) == "ok")
             } else {
                 #expect(!FileManager.default.fileExists(atPath: path), "the interrupted first import left its database")
+                // It says so (it said nothing of the run was in a file that was gone).
+                #expect(message.contains("which it had created, was removed"), "\(message)")
             }
         }
     }

@@ -72,8 +72,9 @@ struct Import: ParsableCommand {
         func exitIfInterrupted() throws {
             let signal = interruption.takeOver()
             guard signal != 0 else { return }
+            let removed = !existed && !committed && !FileManager.default.fileExists(atPath: db)
             FileHandle.standardError.write(
-                Data(ImportInterruption.message(signal: signal, database: db, committed: committed).utf8))
+                Data(ImportInterruption.message(signal: signal, database: db, committed: committed, removed: removed).utf8))
             throw ExitCode(128 + signal)
         }
         try reportingErrors(jsonReport: report == .json && rejects != "-") {

@@ -54,8 +54,12 @@ final class ImportInterruption: @unchecked Sendable {
     }
 
     /// What an interrupted run prints: how it ended for the database.
-    static func message(signal: Int32, database: String, committed: Bool) -> String {
+    /// `removed`: the run had created the database and took it away again.
+    static func message(signal: Int32, database: String, committed: Bool, removed: Bool = false) -> String {
         let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
+        if removed {
+            return "error: interrupted by \(name): the import was rolled back and \(database), which it had created, was removed\n"
+        }
         return committed
             ? "error: interrupted by \(name) after the import was committed: it is in \(database)\n"
             : "error: interrupted by \(name): the import was rolled back, nothing of it is in \(database)\n"
