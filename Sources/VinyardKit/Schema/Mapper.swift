@@ -230,12 +230,12 @@ public final class Mapper {
 
     /// A name that is a field with a unit followed by a unit that converts into it, without
     /// brackets (`Odometer mi`, `Odometer_mi`, `odometerMeters`, `Power hp`: folded `odometermi`),
-    /// or a distance or power unit alone (`Miles`, `PS`), as the field and the factor (0 for none); nil otherwise. Tried only for names that match
-    /// nothing else.
+    /// or a distance or power unit alone (`Miles`, `PS`), as the field and the factor (0 for
+    /// none); nil otherwise. Tried only for names that match nothing else.
     private func unitSuffixField(_ folded: String) -> (field: Int, factor: Double)? {
         // A distance or power unit alone (`Miles`, `PS`, `HP`) names the one field in that unit
-        // (`Miles` was not loaded: the odometer was lost).
-        if let unit = Self.units[folded], unit.unit == "km" || unit.unit == "kw" {
+        // (`Miles` was not loaded: the odometer was lost). Not `Meter` or `CH` (a country code).
+        if Self.unitHeaders.contains(folded) {
             let fields = schema.fields.indices.filter { f in
                 schema.fields[f].unit.flatMap { Self.conversion(from: folded, to: $0) } != nil
             }
@@ -672,8 +672,6 @@ public final class Mapper {
 
     // MARK: Mapping
 
-    /// Maps one raw record. Never throws: whatever is wrong becomes a finding on the record.
-    /// - Complexity: O(*f*) for *f* raw fields, after the first record of a layout.
     /// True when a string in the value (nested ones included) holds U+FFFD.
     static func holdsReplacementCharacter(_ value: RawValue) -> Bool {
         switch value {
@@ -684,6 +682,8 @@ public final class Mapper {
         }
     }
 
+    /// Maps one raw record. Never throws: whatever is wrong becomes a finding on the record.
+    /// - Complexity: O(*f*) for *f* raw fields, after the first record of a layout.
     public func map(_ raw: RawRecord) -> CanonicalRecord {
         var record = CanonicalRecord(values: [], key: nil, provenance: raw.provenance, findings: [], raw: raw)
         map(raw, into: &record)
@@ -951,6 +951,9 @@ public final class Mapper {
         "l": ("l", 1), "litres": ("l", 1), "liters": ("l", 1), "litre": ("l", 1), "liter": ("l", 1), "ltr": ("l", 1),
         "gal": ("l", 3.785411784), "gallons": ("l", 3.785411784), "gallon": ("l", 3.785411784),
     ]
+
+    /// The units that, written alone as a header, name the field in that unit.
+    private static let unitHeaders: Set<String> = ["miles", "mile", "mi", "hp", "bhp", "ps", "cv"]
 
     /// The unit names a header may end in, longest first (`miles` before `mi`). Not the singular
     /// `meter`/`metre`, which end `odometer` and `odomètre` themselves (`odo` is an alias: an
