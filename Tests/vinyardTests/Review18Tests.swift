@@ -182,3 +182,63 @@ extension Review18Tests {
         #expect(c.stderr.contains("\(output): cannot create output") && !c.stderr.contains(".vinyard-"), "\(c.stderr)")
     }
 }
+
+extension Review18Tests {
+    /// An empty SQLite database that names its application (`application_id`, `user_version`)
+    /// was taken over as a new Vinyard database and written; it is refused, untouched. An empty
+    /// file is still a place for a new database.
+    @Test func anEmptyDatabaseOfAnotherApplicationIsRefused() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("app.db").path
+        do {
+            let c = try Connection(path: db, mode: .readWriteCreate)
+            try c.execute("PRAGMA application_id=1234; PRAGMA user_version=7")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        let r = try runVinyard(["import", sample("fleet.csv"), "--db", db])
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("another application") && r.stderr.contains("left untouched"), "\(r.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["app.db"])
+
+        let empty = dir.appendingPathComponent("empty.db").path
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        let e = try runVinyard(["import", sample("fleet.csv"), "--db", empty, "-q"])
+        #expect(e.status == 0, "\(e.stderr)")
+    }
+}
+
+extension Review18Tests {
+    /// `--report json` on an import interrupted before its commit: standard output gets a JSON
+    /// error object (`interrupted`, 130), as for the other failures; it got nothing. An
+    /// interrupted first import also says that it removed the database it had created.
+    @Test func anInterruptedImportEndsItsJSONReport() throws {
+        let big = try GeneratedFiles.fleet(rows: 100_000, seed: 3)
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("new.db").path
+        let process = Process()
+        process.executableURL = vinyardBinary
+        process.arguments = ["import", big, "--db", db, "--report", "json"]
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let pid = process.processIdentifier
+        #expect(waitUntil(timeout: 60) { !process.isRunning || (readOffset(pid: pid, path: big) ?? 0) >= fileSize(big) / 5 })
+        kill(pid, SIGINT)
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        let err = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130, "\(err)")
+        let object = try #require(try JSONSerialization.jsonObject(with: out) as? [String: Any], "\(String(decoding: out, as: UTF8.self))")
+        let error = try #require(object["error"] as? [String: Any])
+        #expect(error["kind"] as? String == "interrupted")
+        #expect(error["exit_status"] as? Int == 130)
+        #expect((error["message"] as? String)?.contains("was removed") == true, "\(error)")
+        #expect(err.contains("which it had created, was removed"), "\(err)")
+        #expect(!FileManager.default.fileExists(atPath: db))
+    }
+}

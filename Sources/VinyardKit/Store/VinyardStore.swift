@@ -347,13 +347,23 @@ public final class VinyardStore {
     /// and `-shm` beside a WAL file opened to read: the file is left as it was, as the message
     /// says. Its main file is read as it is (`immutable`); a Vinyard database whose tables are
     /// still in its log (a first import running) shows no tables there and goes on to the normal open.
+    /// An empty database that names its application (`PRAGMA application_id` or `user_version`,
+    /// which Vinyard leaves at 0) is another application's too: it was taken over and written.
     private static func refuseForeign(_ path: String) throws {
         guard access(path, R_OK) == 0,
             let connection = try? Connection(path: path, mode: .immutable),
             let tables = try? tableNames(in: connection, views: true),
-            !tables.isEmpty, !tables.contains("vinyard_meta")
+            !tables.contains("vinyard_meta")
         else { return }
-        throw foreignDatabase(path, tables: tables)
+        if !tables.isEmpty { throw foreignDatabase(path, tables: tables) }
+        let application = (try? connection.scalarInt("PRAGMA application_id")) ?? 0
+        let version = (try? connection.scalarInt("PRAGMA user_version")) ?? 0
+        if application != 0 || version != 0 {
+            throw VinyardError(
+                .malformedInput,
+                "\(path) is an empty SQLite database of another application (application_id \(application), "
+                    + "user_version \(version)); it was left untouched: choose another --db path")
+        }
     }
 
     /// The refusal of another application's SQLite database.

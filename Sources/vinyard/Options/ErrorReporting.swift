@@ -25,8 +25,13 @@ func errorReportJSON(_ error: VinyardError) -> String {
     let kind = error.code.description.reduce(into: "") { out, c in
         if c.isUppercase { out += "_" + c.lowercased() } else { out.append(c) }
     }
+    return errorReportJSON(kind: kind, message: error.description, exitStatus: error.code.exitStatus)
+}
+
+/// `{"error": {"exit_status": …, "kind": …, "message": …}}` for any ending (`interrupted`, 130).
+func errorReportJSON(kind: String, message: String, exitStatus: Int32) -> String {
     let object: [String: Any] = [
-        "error": ["kind": kind, "message": error.description, "exit_status": Int(error.code.exitStatus)] as [String: Any]
+        "error": ["kind": kind, "message": message, "exit_status": Int(exitStatus)] as [String: Any]
     ]
     guard
         let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
