@@ -68,6 +68,8 @@ struct Import: ParsableCommand {
             guard !existed else { return }
             VinyardStore.removeIfUnused(path: db)
         }
+        // A JSON report on standard output (not when the rejects go there).
+        let jsonReport = report == .json && rejects != "-"
         let interruption = ImportInterruption(database: db)
         func exitIfInterrupted() throws {
             let signal = interruption.takeOver()
@@ -77,7 +79,7 @@ struct Import: ParsableCommand {
             FileHandle.standardError.write(Data(message.utf8))
             // A JSON report's reader gets a JSON ending too (it got nothing); after the commit
             // the report itself has been printed.
-            if !committed, report == .json, rejects != "-" {
+            if !committed, jsonReport {
                 let text = message.hasPrefix("error: ") ? String(message.dropFirst(7)) : message
                 try? FileByteSink.writeStandardOutput(
                     errorReportJSON(
@@ -85,7 +87,7 @@ struct Import: ParsableCommand {
             }
             throw ExitCode(128 + signal)
         }
-        try reportingErrors(jsonReport: report == .json && rejects != "-") {
+        try reportingErrors(jsonReport: jsonReport) {
             // Before anything is opened: a --rejects file that is an input or the database
             // itself would destroy it.
             try checkOutputsAreNotRead(
