@@ -17,3 +17,8 @@ static inline int csqlite_bind_text_static(sqlite3_stmt *s, int i, const char *p
 static inline void csqlite_result_text_transient(sqlite3_context *c, const char *p, int n) {
     sqlite3_result_text(c, p, n, SQLITE_TRANSIENT);
 }
+// sqlite3_db_config is variadic: whether closing the last connection checkpoints the WAL into the
+// database file and deletes it (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, inverted).
+static inline int csqlite_checkpoint_on_close(sqlite3 *db, int on) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, on ? 0 : 1, (int *)0);
+}

@@ -55,14 +55,19 @@ extension Review18Tests {
         #expect(inputs.first?["source"] as? String == "fleet-record", "\(report)")
         #expect(report["inserted"] as? Int == 2, "\(report)")
 
-        let generic = dir.appendingPathComponent("generic.json")
-        try Data(
-            #"[{"id":7,"vin":"1FTFW1E57KFA14352","make":"Ford","model":"F-150","year":2019,"status":"active","odometer":1200}]"#.utf8
-        ).write(to: generic)
-        let g = try runVinyard(["validate", generic.path, "--report", "json"])
-        #expect(g.status == 0, "\(g.stdout)\(g.stderr)")
-        let greport = try #require(try JSONSerialization.jsonObject(with: g.stdoutData) as? [String: Any])
-        #expect((greport["inputs"] as? [[String: Any]])?.first?["source"] as? String == "fleet", "\(greport)")
+        // Generic fleet files with an `id`: without a camelCase key, or with one but not three of
+        // year/type/odometer/status (review: an `id` and `fuelType` took a fleet file over).
+        for (n, text) in [
+            #"[{"id":7,"vin":"1FTFW1E57KFA14352","make":"Ford","model":"F-150","year":2019,"status":"active","odometer":1200}]"#,
+            #"[{"id":1,"vin":"1FTFW1E57KFA14352","make":"Ford","model":"F-150","year":2019,"fuelType":"gasoline"}]"#,
+        ].enumerated() {
+            let generic = dir.appendingPathComponent("generic\(n).json")
+            try Data(text.utf8).write(to: generic)
+            let g = try runVinyard(["validate", generic.path, "--report", "json"])
+            #expect(g.status == 0, "\(g.stdout)\(g.stderr)")
+            let greport = try #require(try JSONSerialization.jsonObject(with: g.stdoutData) as? [String: Any])
+            #expect((greport["inputs"] as? [[String: Any]])?.first?["source"] as? String == "fleet", "\(greport)")
+        }
     }
 }
 
@@ -95,7 +100,7 @@ extension Review18Tests {
         let input = dir.appendingPathComponent("in.csv")
         try Data(
             """
-            VIN,Hersteller,Handelsbenaming,Miles,PS,Kraftstoffart,Antrieb,Karosserieform,Datum eerste toelating
+            VIN,Hersteller,Handelsbenaming,Miles,PS,Kraftstoffart,Aandrijving,Karosserieform,Datum eerste toelating
             1FTFW1E57KFA14352,Ford,F-150,100,150,Elektro/Benzin,Allrad,Limousine,2019-03-05
             1HGCV1F52MA000123,Honda,Accord,0,,Sonstige,,,2021-06
 
@@ -111,6 +116,28 @@ extension Review18Tests {
                 + "|| '|' || body_class || '|' || first_registration FROM vehicles WHERE vin LIKE '1FT%'")
         #expect(row == "Ford|F-150|161|110.3248|hybrid|awd|sedan|2019-03-05", "\(row ?? "nil")")
         #expect(try store.connection.scalarText("SELECT fuel_type FROM vehicles WHERE vin LIKE '1HG%'") == "other")
+    }
+
+    /// Headers that look like a unit or a field but are not (review): `MI` beside a driver's names
+    /// is a middle initial, not miles; `Antriebsart` in German exports is often the fuel. They
+    /// stay not loaded, and the vehicle loads.
+    @Test func headersThatOnlyLookLikeAFieldAreNotLoaded() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.csv")
+        try Data(
+            """
+            VIN,Make,Model,Driver First Name,MI,Driver Last Name,Antriebsart
+            1FTFW1E57KFA14352,Ford,F-150,John,Q,Smith,Diesel
+
+            """.utf8
+        ).write(to: input)
+        let r = try runVinyard(["validate", input.path, "--report", "json"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
+        #expect(report["inserted"] as? Int == 1, "\(report)")
+        let warnings = ((report["inputs"] as? [[String: Any]])?.first?["warnings"] as? [String])?.joined() ?? ""
+        #expect(warnings.contains("'MI'") && warnings.contains("'Antriebsart'"), "\(report)")
     }
 }
 
@@ -155,6 +182,35 @@ extension Review18Tests {
             let after = try snapshot()
             #expect(after == before, "\(args[0]) changed the files: \(after.keys.sorted())")
         }
+        // Tables, or an application id, in the log alone (the main file holds no table yet): the
+        // normal open sees them and refuses; closing it checkpoints nothing and removes the
+        // `-shm` it added (review: the log was checkpointed into the file).
+        for (n, setup) in [
+            "CREATE TABLE orders(id INTEGER PRIMARY KEY, v TEXT); INSERT INTO orders(v) VALUES('x')",
+            "PRAGMA application_id=1234",
+        ].enumerated() {
+            let liveN = dir.appendingPathComponent("live\(n)"), copyN = dir.appendingPathComponent("copy\(n)")
+            try FileManager.default.createDirectory(at: liveN, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: copyN, withIntermediateDirectories: true)
+            let path = liveN.appendingPathComponent("app.db").path
+            let c = try Connection(path: path, mode: .readWriteCreate)
+            try c.execute("PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0")
+            try c.execute(setup)
+            for suffix in ["", "-wal"] {
+                try FileManager.default.copyItem(atPath: path + suffix, toPath: copyN.appendingPathComponent("app.db" + suffix).path)
+            }
+            let copied = copyN.appendingPathComponent("app.db").path
+            let bytes = try [copied, copied + "-wal"].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+            for args in [["import", sample, "--db", copied], ["stats", "--db", copied]] {
+                let r = try runVinyard(args)
+                #expect(r.status == 65, "\(n) \(args[0]): \(r.stderr)")
+                #expect(r.stderr.contains("left untouched"), "\(r.stderr)")
+                let after = try [copied, copied + "-wal"].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+                #expect(after == bytes, "\(n) \(args[0]) changed the files")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: copyN.path).sorted() == ["app.db", "app.db-wal"])
+            }
+        }
+
         // Without pending commits (the live one once closed): a read command adds no files.
         let clean = live.appendingPathComponent("app.db").path
         let files = try FileManager.default.contentsOfDirectory(atPath: live.path).sorted()

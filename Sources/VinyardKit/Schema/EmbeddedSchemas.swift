@@ -97,7 +97,7 @@ enum EmbeddedSchemas {
   ],
   "required": ["source_id", "make", "model"],
   "key": "vin-or-source-id",
-  "detect": {"all": ["id"], "any": ["make", "model", "year", "type", "odometer", "status"], "anyCount": 2, "anyGroups": [{"any": ["licensePlate", "fuelType", "tankCapacity", "lastSyncDate"], "anyCount": 1}]}
+  "detect": {"all": ["id"], "any": ["year", "type", "odometer", "status"], "anyCount": 3, "anyGroups": [{"any": ["licensePlate", "fuelType", "tankCapacity", "lastSyncDate"], "anyCount": 1}]}
 }
 
 """#,
@@ -170,7 +170,7 @@ enum EmbeddedSchemas {
     "electric": ["electric", "electricity", "ev", "bev", "elektro", "elektrisch", "battery electric", "electrique", "électrique", "full electric", "electric vehicle"],
     "hybrid": ["hybrid", "hev", "full hybrid", "mild hybrid", "mhev", "gasoline hybrid", "petrol hybrid", "diesel hybrid", "hybrid electric", "hybride", "hybrid benzin", "hybrid diesel", "electric gasoline hybrid", "electric/gasoline", "hybrid (gasoline)", "hybrid (petrol)", "hybrid (diesel)", "elektro/benzin", "benzin/elektro", "elektro/diesel", "diesel/elektro", "petrol/electric", "electric/petrol", "gasoline/electric", "electric/diesel", "diesel/electric", "electric diesel", "hybrid electric/petrol", "hybride essence", "hybride diesel"],
     "plug_in_hybrid": ["plug_in_hybrid", "phev", "plug-in hybrid", "plugin hybrid", "plug in hybrid", "plug-in-hybrid", "hybrid plug-in", "plug-in electric hybrid"],
-    "lpg": ["lpg", "autogas", "propane", "liquefied petroleum gas", "gpl", "lpg/gasoline", "petrol/lpg", "bi-fuel", "bifuel", "bi fuel", "gas bi-fuel"],
+    "lpg": ["lpg", "autogas", "propane", "liquefied petroleum gas", "gpl", "lpg/gasoline", "petrol/lpg"],
     "cng": ["cng", "natural gas", "compressed natural gas", "erdgas", "methane", "gnv", "bio-cng"],
     "hydrogen": ["hydrogen", "h2", "fuel cell", "fcev", "wasserstoff", "fuel cells", "brennstoffzelle"],
     "ethanol": ["ethanol", "e85", "e-85", "bioethanol", "e85/gasoline", "e-85/gasoline"],
@@ -238,7 +238,7 @@ enum EmbeddedSchemas {
     {"name": "make", "type": "string", "synonyms": "make",
      "aliases": ["manufacturer", "brand", "marque", "marke", "vehicle make", "mfr", "make name", "merk", "marca", "hersteller", "fabrikant", "constructeur"]},
     {"name": "model", "type": "string",
-     "aliases": ["model name", "vehicle model", "modell", "modèle", "modelo", "handelsbenaming", "modellbezeichnung", "model description"]},
+     "aliases": ["model name", "vehicle model", "modell", "modèle", "modelo", "handelsbenaming", "modellbezeichnung"]},
     {"name": "model_year", "type": "integer", "constraints": {"minimum": 1950, "maximumYearOffset": 1},
      "aliases": ["year", "model year", "my", "modelyear", "baujahr", "vehicle year", "model yr", "yr", "year of manufacture", "manufacture year", "manufacturing year", "année", "bouwjaar", "modelljahr", "año"]},
     {"name": "trim", "type": "string", "aliases": ["trim level", "variant", "version", "grade"]},
@@ -256,7 +256,7 @@ enum EmbeddedSchemas {
      "aliases": ["gearbox", "transmission type", "getriebe", "boîte de vitesses", "versnellingsbak"]},
     {"name": "drive_type", "type": "string", "synonyms": "drive_type",
      "constraints": {"enum": ["fwd", "rwd", "awd", "4wd", "2wd"]},
-     "aliases": ["drive", "drivetrain", "drive train", "driveline", "traction", "antrieb", "antriebsart", "aandrijving"]},
+     "aliases": ["drive", "drivetrain", "drive train", "driveline", "traction", "aandrijving"]},
     {"name": "doors", "type": "integer", "constraints": {"minimum": 0, "maximum": 9},
      "aliases": ["number of doors", "no of doors", "door count", "doors count", "türen", "anzahl türen", "portes", "deuren", "puertas"]},
     {"name": "power_kw", "type": "number", "unit": "kW", "constraints": {"minimum": 0, "maximum": 2000},

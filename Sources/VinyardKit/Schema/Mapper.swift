@@ -953,7 +953,8 @@ public final class Mapper {
     ]
 
     /// The units that, written alone as a header, name the field in that unit.
-    private static let unitHeaders: Set<String> = ["miles", "mile", "mi", "hp", "bhp", "ps", "cv"]
+    /// Not `MI` (a middle initial beside a driver's names) or `CV` (French fiscal horsepower).
+    private static let unitHeaders: Set<String> = ["miles", "mile", "hp", "bhp", "ps"]
 
     /// The unit names a header may end in, longest first (`miles` before `mi`). Not the singular
     /// `meter`/`metre`, which end `odometer` and `odomètre` themselves (`odo` is an alias: an

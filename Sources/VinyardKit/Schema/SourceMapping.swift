@@ -59,7 +59,7 @@ public struct SourceMapping: Sendable, Hashable, Codable {
         public var any: [String]
         public var anyCount: Int
         /// Further groups of keys, each of which must hold as `any`/`anyCount` does (fleet-record:
-        /// two of its plain keys and one of its camelCase ones, whichever are in the record).
+        /// three of its plain keys and one of its camelCase ones, whichever are in the record).
         public var anyGroups: [Group]
         /// Compare after ``Schema/fold(_:)`` and against the schema aliases (the generic `fleet`
         /// table); otherwise keys are compared exactly as written.

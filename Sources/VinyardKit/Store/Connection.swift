@@ -67,6 +67,12 @@ public final class Connection {
     private var isClosed = false
 
     /// Closes the connection now rather than when it is released; nothing may use it afterwards.
+    /// Whether closing the last connection checkpoints the WAL into the file and deletes it
+    /// (SQLite's default); off while the file may be another application's.
+    func setCheckpointOnClose(_ on: Bool) {
+        _ = csqlite_checkpoint_on_close(handle, on ? 1 : 0)
+    }
+
     func close() {
         guard !isClosed else { return }
         isClosed = true

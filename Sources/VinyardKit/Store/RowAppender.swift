@@ -170,7 +170,7 @@ final class RowAppender {
     /// `INSERT OR FAIL INTO t(_key, listed…, _source, _input, _line, _hash, _element, _run_id,
     /// _first_run_id, _updated_at) VALUES (…), (…)…`: each row its own parameters, the run id and the time shared.
     /// `OR FAIL`: a multi-row statement that may abort needs a statement journal, which copied the
-    /// table's last page (64 KiB) to a temporary file per statement (15k writes for 200k rows). A
+    /// table's last page (64 KiB then) to a temporary file per statement (15k writes for 200k rows). A
     /// failed statement fails the run, whose transaction is rolled back whole: nothing partial stays.
     private func prepare(rows: Int) throws(StoreError) -> Statement {
         let columns = ["\"_key\""] + listed.map { fieldColumns[$0] } + [

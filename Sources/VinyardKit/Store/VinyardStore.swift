@@ -83,6 +83,10 @@ public final class VinyardStore {
             throw Self.openError(error, path: path, readOnly: readOnly)
         }
         isInitialized = false
+        // Until the file is known to be ours: closing must not checkpoint another application's
+        // log into its database (whose tables may be in the log alone, where the check before
+        // the open does not see them).
+        connection.setCheckpointOnClose(false)
         do {
             let tables = try userTableNames()
             if tables.contains("vinyard_meta") {
@@ -90,7 +94,10 @@ public final class VinyardStore {
                 try checkFormat()
             } else if !tables.isEmpty {
                 throw Self.foreignDatabase(path, tables: tables)
+            } else if let refusal = try Self.applicationClaim(connection, path: path) {
+                throw refusal
             }
+            connection.setCheckpointOnClose(true)
             if !readOnly {
                 try configureWriter()
                 if !isInitialized {
@@ -118,6 +125,13 @@ public final class VinyardStore {
                 Self.removeAddedWALFiles(path, hadWAL: hadWAL, hadSHM: hadSHM)
             }
             throw Self.openError(error, path: path, readOnly: readOnly)
+        } catch let error as VinyardError where !isInitialized {
+            // Another application's database: its log stays (no checkpoint on close), and the
+            // `-shm` (and empty `-wal`) this open added go.
+            connection.close()
+            Self.removeAddedWALFiles(path, hadWAL: hadWAL, hadSHM: hadSHM)
+            if hadWAL, !hadSHM { unlink(path + "-shm") }
+            throw error
         }
     }
 
@@ -356,14 +370,19 @@ public final class VinyardStore {
             !tables.contains("vinyard_meta")
         else { return }
         if !tables.isEmpty { throw foreignDatabase(path, tables: tables) }
-        let application = (try? connection.scalarInt("PRAGMA application_id")) ?? 0
-        let version = (try? connection.scalarInt("PRAGMA user_version")) ?? 0
-        if application != 0 || version != 0 {
-            throw VinyardError(
-                .malformedInput,
-                "\(path) is an empty SQLite database of another application (application_id \(application), "
-                    + "user_version \(version)); it was left untouched: choose another --db path")
-        }
+        if let refusal = try? applicationClaim(connection, path: path) { throw refusal }
+    }
+
+    /// The refusal of an empty database that names its application (`application_id` or
+    /// `user_version`, which Vinyard leaves at 0); nil for one that does not.
+    private static func applicationClaim(_ connection: Connection, path: String) throws(StoreError) -> VinyardError? {
+        let application = try connection.scalarInt("PRAGMA application_id") ?? 0
+        let version = try connection.scalarInt("PRAGMA user_version") ?? 0
+        guard application != 0 || version != 0 else { return nil }
+        return VinyardError(
+            .malformedInput,
+            "\(path) is an empty SQLite database of another application (application_id \(application), "
+                + "user_version \(version)); it was left untouched: choose another --db path")
     }
 
     /// The refusal of another application's SQLite database.
