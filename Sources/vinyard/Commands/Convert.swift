@@ -95,7 +95,8 @@ struct Convert: ParsableCommand {
     }
 
     private func makeWriter(_ outputFormat: OutputFormat, columns: [String], to path: String) throws -> any RecordWriter {
-        let sink = try openOutput(path: path, shownAs: output)
+        // Standard output is spooled to a temporary file first: its errors name that file.
+        let sink = try openOutput(path: path, shownAs: output == "-" ? nil : output)
         // Schema array fields (options, images, vin_model_years) are JSON arrays in JSON output.
         let catalog = pipeline.source == "raw" ? nil : try? pipeline.catalog()
         let arrays = Set((catalog?.schemas.values.map { $0 } ?? []).flatMap { schema in
