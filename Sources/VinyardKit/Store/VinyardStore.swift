@@ -130,17 +130,20 @@ public final class VinyardStore {
             // `-shm` (and empty `-wal`) this open added go.
             connection.close()
             Self.removeAddedWALFiles(path, hadWAL: hadWAL, hadSHM: hadSHM)
-            if hadWAL, !hadSHM { unlink(path + "-shm") }
             throw error
         }
     }
 
-    /// Removes the `-wal` (only if empty) and `-shm` files of `path` that did not exist before.
+    /// Removes the `-wal` (only if empty) and `-shm` files of `path` that did not exist before;
+    /// an added `-shm` stays only beside an added `-wal` that is not empty.
     private static func removeAddedWALFiles(_ path: String, hadWAL: Bool, hadSHM: Bool) {
         var info = stat()
-        guard !hadWAL, stat(path + "-wal", &info) == 0, info.st_size == 0 else { return }
-        unlink(path + "-wal")
-        if !hadSHM { unlink(path + "-shm") }
+        var walGone = hadWAL
+        if !hadWAL, stat(path + "-wal", &info) == 0, info.st_size == 0 {
+            unlink(path + "-wal")
+            walGone = true
+        }
+        if !hadSHM, walGone { unlink(path + "-shm") }
     }
 
     // MARK: Opening checks

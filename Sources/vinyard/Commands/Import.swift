@@ -75,15 +75,14 @@ struct Import: ParsableCommand {
             let signal = interruption.takeOver()
             guard signal != 0 else { return }
             let removed = !existed && !committed && !FileManager.default.fileExists(atPath: db)
-            let message = ImportInterruption.message(signal: signal, database: db, committed: committed, removed: removed)
-            FileHandle.standardError.write(Data(message.utf8))
+            let ending = ImportInterruption.ending(signal: signal, database: db, committed: committed, removed: removed)
+            FileHandle.standardError.write(
+                Data(ImportInterruption.message(signal: signal, database: db, committed: committed, removed: removed).utf8))
             // A JSON report's reader gets a JSON ending too (it got nothing); after the commit
             // the report itself has been printed.
             if !committed, jsonReport {
-                let text = message.hasPrefix("error: ") ? String(message.dropFirst(7)) : message
                 try? FileByteSink.writeStandardOutput(
-                    errorReportJSON(
-                        kind: "interrupted", message: text.trimmingCharacters(in: .newlines), exitStatus: 128 + signal) + "\n")
+                    errorReportJSON(kind: "interrupted", message: ending, exitStatus: 128 + signal) + "\n")
             }
             throw ExitCode(128 + signal)
         }

@@ -56,13 +56,19 @@ final class ImportInterruption: @unchecked Sendable {
     /// What an interrupted run prints: how it ended for the database.
     /// `removed`: the run had created the database and took it away again.
     static func message(signal: Int32, database: String, committed: Bool, removed: Bool = false) -> String {
+        "error: \(ending(signal: signal, database: database, committed: committed, removed: removed))\n"
+    }
+
+    /// ``message(signal:database:committed:removed:)`` without `error: ` and the line end (the
+    /// JSON report's message).
+    static func ending(signal: Int32, database: String, committed: Bool, removed: Bool = false) -> String {
         let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
         if removed {
-            return "error: interrupted by \(name): the import was rolled back and \(database), which it had created, was removed\n"
+            return "interrupted by \(name): the import was rolled back and \(database), which it had created, was removed"
         }
         return committed
-            ? "error: interrupted by \(name) after the import was committed: it is in \(database)\n"
-            : "error: interrupted by \(name): the import was rolled back, nothing of it is in \(database)\n"
+            ? "interrupted by \(name) after the import was committed: it is in \(database)"
+            : "interrupted by \(name): the import was rolled back, nothing of it is in \(database)"
     }
 
     private func watch() {
