@@ -36,6 +36,26 @@ extension VinyardStore {
         return removed
     }
 
+    /// Removes the database at `path` (the file a symbolic link names) with its side files when its
+    /// committed state holds nothing, for a process that is about to exit while `writer`, its own
+    /// connection to the file, holds the write lock in an open transaction (an import interrupted
+    /// while it waited outside SQLite, for standard input, say): no other process can commit into
+    /// the file meanwhile, and the transaction's work goes with the file. Another process waiting
+    /// to write sees that the file has moved (``Connection/fileHasMoved``) and opens the path again.
+    /// Keeps the file when `writer` holds no transaction or the committed state cannot be read.
+    /// - Returns: true when the files were removed.
+    @discardableResult
+    public static func removeIfEmpty(path given: String, lockedBy writer: Connection) -> Bool {
+        guard !writer.isAutocommit, let resolved = realpath(given, nil) else { return false }
+        let path = String(cString: resolved)
+        free(resolved)
+        guard let reader = try? Connection(path: path, mode: .readOnly),
+            (try? holdsNothing(reader)) == true, !reader.fileHasMoved, !writer.isAutocommit
+        else { return false }
+        for suffix in ["-wal", "-shm", "-journal", ""] { unlink(path + suffix) }
+        return true
+    }
+
     /// True when the database has no table, or is a Vinyard database whose tables are all empty
     /// (`vinyard_meta` aside).
     private static func holdsNothing(_ connection: Connection) throws -> Bool {

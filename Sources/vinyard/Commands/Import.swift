@@ -71,10 +71,10 @@ struct Import: ParsableCommand {
         // A JSON report on standard output (not when the rejects go there).
         let jsonReport = report == .json && rejects != "-"
         let interruption = ImportInterruption(database: db)
-        func exitIfInterrupted() throws {
-            let signal = interruption.takeOver()
-            guard signal != 0 else { return }
-            let removed = !existed && !committed && !FileManager.default.fileExists(atPath: db)
+        // Interrupted while the run waits outside SQLite (for standard input, say): the watcher
+        // exits for it, removing the database this run created if nothing else was committed there,
+        // and a JSON report's reader gets its JSON ending too.
+        func reportInterruption(_ signal: Int32, committed: Bool, removed: Bool) {
             let ending = ImportInterruption.ending(signal: signal, database: db, committed: committed, removed: removed)
             FileHandle.standardError.write(
                 Data(ImportInterruption.message(signal: signal, database: db, committed: committed, removed: removed).utf8))
@@ -84,6 +84,16 @@ struct Import: ParsableCommand {
                 try? FileByteSink.writeStandardOutput(
                     errorReportJSON(kind: "interrupted", message: ending, exitStatus: 128 + signal) + "\n")
             }
+        }
+        interruption.giveUp = { signal, connection in
+            let removed = !existed && connection.map { VinyardStore.removeIfEmpty(path: db, lockedBy: $0) } == true
+            reportInterruption(signal, committed: false, removed: removed)
+        }
+        func exitIfInterrupted() throws {
+            let signal = interruption.takeOver()
+            guard signal != 0 else { return }
+            let removed = !existed && !committed && !FileManager.default.fileExists(atPath: db)
+            reportInterruption(signal, committed: committed, removed: removed)
             throw ExitCode(128 + signal)
         }
         try reportingErrors(jsonReport: jsonReport) {

@@ -39,6 +39,11 @@ final class ImportInterruption: @unchecked Sendable {
         watcher.start()
     }
 
+    /// What the watcher does before it exits when the command has not taken over, given the signal
+    /// and the watched connection (which may hold the run's open transaction): report how the run
+    /// ended. Set before a signal can arrive; without it the watcher writes ``message(signal:database:committed:removed:)``.
+    var giveUp: ((_ signal: Int32, _ connection: Connection?) -> Void)?
+
     /// The connection to interrupt when a signal arrives (nil: none now).
     func watch(_ connection: Connection?) {
         lock.withLock { self.connection = connection }
@@ -88,8 +93,12 @@ final class ImportInterruption: @unchecked Sendable {
             lock.unlock()
             return
         }
-        FileHandle.standardError.write(
-            Data(Self.message(signal: signal, database: database, committed: false).utf8))
+        if let giveUp {
+            giveUp(signal, connection)
+        } else {
+            FileHandle.standardError.write(
+                Data(Self.message(signal: signal, database: database, committed: false).utf8))
+        }
         StagedOutputs.removeAll()  // an unfinished --rejects file
         _exit(128 + signal)
     }
