@@ -47,3 +47,22 @@ import VinyardKit
         }
     }
 }
+
+extension Review19Tests {
+    /// The `row.encoding` warning of a lone surrogate names the key whose value held it, not the
+    /// first key holding a U+FFFD (which may be the value's own, written in the input).
+    @Test func aLoneSurrogateWarningNamesItsKey() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.jsonl")
+        let line = #"{"vin":"1FTFW1E57KFA14352","make":"Ford","notes":"old \ufffd mark","color":"gr\udc00ey"}"#
+        try Data((line + "\n").utf8).write(to: input)
+        let db = dir.appendingPathComponent("f.db").path
+        let r = try runVinyard(["import", input.path, "--db", db, "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let store = try VinyardStore(path: db, readOnly: true)
+        let message = try store.connection.scalarText("SELECT message FROM findings WHERE code = 'row.encoding'") ?? ""
+        #expect(message.contains("'color'"), "\(message)")
+        #expect(!message.contains("notes"), "\(message)")
+    }
+}

@@ -26,7 +26,11 @@ public struct JSONParser {
     public var sawInvalidUTF8 = false
     /// Set when a `\u` escape held half of a UTF-16 surrogate pair without the other half (no
     /// character: it is read as U+FFFD) in the value ``parse(_:from:final:)`` last parsed.
-    public private(set) var sawLoneSurrogate = false
+    public var sawLoneSurrogate: Bool { loneSurrogateText != nil }
+    /// The first string (value or key, as decoded) that held such an escape, in the value
+    /// ``parse(_:from:final:)`` last parsed; nil for none.
+    public private(set) var loneSurrogateText: String?
+    private var stringHasLoneSurrogate = false
     /// With `.auto`, decode non-ASCII strings as Windows-1252 (set on a second pass over a record
     /// that was not valid UTF-8).
     public var decodeAsWindows1252 = false
@@ -55,7 +59,7 @@ public struct JSONParser {
         arrays.removeAll(keepingCapacity: true)
         objects.removeAll(keepingCapacity: true)
         keys.removeAll(keepingCapacity: true)
-        sawLoneSurrogate = false
+        loneSurrogateText = nil
         do {
             let (v, end) = try run(p, from: from, final: final)
             return .value(v, end: end)
@@ -255,13 +259,16 @@ public struct JSONParser {
         // Slow path: escapes.
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: UnsafeBufferPointer(rebasing: p[start..<j]))
+        stringHasLoneSurrogate = false
         while true {
             guard j < n else { throw Stop(message: "", at: j) }
             let c = p[j]
             if c == UInt8(ascii: "\"") {
                 i = j + 1
                 let text = scratch
-                return text.withUnsafeBufferPointer { decodeText($0, nonASCII: high >= 0x80) }
+                let decoded = text.withUnsafeBufferPointer { decodeText($0, nonASCII: high >= 0x80) }
+                if stringHasLoneSurrogate, loneSurrogateText == nil { loneSurrogateText = decoded }
+                return decoded
             }
             if c < 0x20 { throw Stop(message: "control character \(Self.describe(c)) in a string; escape it", at: j) }
             if c != UInt8(ascii: "\\") {
@@ -292,17 +299,17 @@ public struct JSONParser {
                             j += 6
                         } else {
                             scalar = 0xFFFD
-                            sawLoneSurrogate = true
+                            stringHasLoneSurrogate = true
                         }
                     } else if j + 1 >= n {
                         throw Stop(message: "", at: n)
                     } else {
                         scalar = 0xFFFD
-                        sawLoneSurrogate = true
+                        stringHasLoneSurrogate = true
                     }
                 } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
                     scalar = 0xFFFD
-                    sawLoneSurrogate = true
+                    stringHasLoneSurrogate = true
                 }
                 high |= 0x80
                 appendUTF8(scalar)

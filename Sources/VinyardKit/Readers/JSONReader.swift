@@ -450,7 +450,7 @@ public final class JSONReader: RecordReader {
         let (value, flagged, text) = parsed
         if case .object(let fields) = value {
             var record = RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged)
-            record.replacedLoneSurrogate = parser.sawLoneSurrogate
+            record.loneSurrogateText = parser.loneSurrogateText
             return .record(record)
         }
         let finding = Finding(

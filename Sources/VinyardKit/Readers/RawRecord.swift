@@ -96,7 +96,9 @@ public struct RawRecord: Sendable, Hashable {
     public var decodedAsWindows1252: Bool
     /// True when a JSON string of the record held a `\u` escape of half a UTF-16 surrogate pair
     /// (`"\ud800"`: no character), read as U+FFFD (the pipeline adds a `row.encoding` warning).
-    public var replacedLoneSurrogate = false
+    public var replacedLoneSurrogate: Bool { loneSurrogateText != nil }
+    /// The first string of the record (a value or a key, as read) that held such an escape.
+    public var loneSurrogateText: String?
     /// True for a CSV row some of whose cells may carry the `'` that CSV exports put before a
     /// cell starting with `= + - @` (a spreadsheet formula guard), which typing takes off. (The
     /// CSV reader's fast path sets it only for a row with a cell that starts with `'`.)
@@ -121,14 +123,14 @@ public struct RawRecord: Sendable, Hashable {
     /// value (the CSV reader's two paths give the same record with different hints).
     public static func == (a: RawRecord, b: RawRecord) -> Bool {
         a.fields == b.fields && a.provenance == b.provenance && a.decodedAsWindows1252 == b.decodedAsWindows1252
-            && a.replacedLoneSurrogate == b.replacedLoneSurrogate
+            && a.loneSurrogateText == b.loneSurrogateText
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(fields)
         hasher.combine(provenance)
         hasher.combine(decodedAsWindows1252)
-        hasher.combine(replacedLoneSurrogate)
+        hasher.combine(loneSurrogateText)
     }
 
     /// The first field with this exact name.

@@ -672,12 +672,12 @@ public final class Mapper {
 
     // MARK: Mapping
 
-    /// True when a string in the value (nested ones included) holds U+FFFD.
-    static func holdsReplacementCharacter(_ value: RawValue) -> Bool {
+    /// True when the value is the string `text` or holds it (nested values and keys included).
+    static func holds(_ text: String, _ value: RawValue) -> Bool {
         switch value {
-        case .string(let s): s.utf8.contains(0xEF) && s.unicodeScalars.contains("\u{FFFD}")
-        case .array(let items): items.contains(where: holdsReplacementCharacter)
-        case .object(let fields): fields.contains { holdsReplacementCharacter($0.value) }
+        case .string(let s): s == text
+        case .array(let items): items.contains { holds(text, $0) }
+        case .object(let fields): fields.contains { $0.name == text || holds(text, $0.value) }
         case .null, .bool, .number: false
         }
     }
@@ -820,9 +820,9 @@ public final class Mapper {
                             + "try --encoding windows-1252, or save the file as UTF-8"
                         : "the row is not valid UTF-8 and was read as Windows-1252; check accented letters, or save the file as UTF-8"))
         }
-        if options.reportEncoding, raw.replacedLoneSurrogate {
+        if options.reportEncoding, let replaced = raw.loneSurrogateText {
             // JSON lets `\ud800` through its grammar, but half a surrogate pair is no character.
-            let name = raw.fields.first { Self.holdsReplacementCharacter($0.value) }?.name
+            let name = raw.fields.first { $0.name == replaced || Self.holds(replaced, $0.value) }?.name
             findings.append(
                 Finding(
                     .rowEncoding, .warning,
