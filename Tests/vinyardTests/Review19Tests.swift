@@ -66,3 +66,74 @@ extension Review19Tests {
         #expect(!message.contains("notes"), "\(message)")
     }
 }
+
+/// Findings of the session-16 audit of the read side (export, emissions), through the binary.
+@Suite struct Review19ReadSideTests {
+    static func samplesDatabase() throws -> (dir: URL, db: String) {
+        let dir = try makeTemporaryDirectory()
+        let db = dir.appendingPathComponent("s.db").path
+        let r = try runVinyard(["import"] + allSamples + ["--db", db, "-q"])
+        try #require(r.status == 0, "\(r.stderr)")
+        return (dir, db)
+    }
+
+    /// `~` is case-insensitive for `ß` too: `STRASSE` finds `Friedrichstraße` (it found nothing),
+    /// and `=` matches `ß` written `SS` as well.
+    @Test func containsFoldsSharpS() throws {
+        let (dir, db) = try Self.samplesDatabase()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let upper = try runVinyard(["export", "--db", db, "--columns", "address", "--where", "address~STRASSE"])
+        let exact = try runVinyard(["export", "--db", db, "--columns", "address", "--where", "address~straße"])
+        #expect(upper.status == 0 && exact.status == 0, "\(upper.stderr) \(exact.stderr)")
+        let rows = upper.stdout.split(separator: "\n").dropFirst()
+        #expect(rows.count >= 3 && rows.allSatisfy { $0.contains("straße") }, "\(upper.stdout)")
+        #expect(upper.stdout == exact.stdout)
+        let equal = try runVinyard(["export", "--db", db, "--columns", "address", "--where", "address=FRIEDRICHSTRASSE 101, 10117 BERLIN"])
+        #expect(equal.stdout.contains("Friedrichstraße 101"), "\(equal.stdout) \(equal.stderr)")
+    }
+
+    /// An `in` list opened with `(` and not closed is a usage error (it matched `(BMW` literally
+    /// and dropped BMW without a word); too many `--where` conditions are a usage error naming the
+    /// limit (about 950 failed inside SQLite, exit 74, printing the SQL); an empty `-o` is a
+    /// usage error (exit 74, "cannot move the output into place").
+    @Test func malformedQueriesAndOutputsAreUsageErrors() throws {
+        let (dir, db) = try Self.samplesDatabase()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let open = try runVinyard(["export", "--db", db, "--where", "make in (BMW,Audi"])
+        #expect(open.status == 64 && open.stderr.contains("does not end with ')'"), "\(open.stderr)")
+        let closed = try runVinyard(["export", "--db", db, "--columns", "make", "--where", "make in (BMW,Audi)"])
+        #expect(closed.status == 0 && closed.stdout.contains("BMW"), "\(closed.stderr)")
+
+        let many = (1...501).flatMap { ["--where", "make!=X\($0)"] }
+        let tooMany = try runVinyard(["export", "--db", db] + many)
+        #expect(tooMany.status == 64 && tooMany.stderr.contains("at most 500"), "\(tooMany.stderr)")
+        let enough = try runVinyard(["export", "--db", db, "--columns", "make"] + many.dropLast(2))
+        #expect(enough.status == 0, "\(enough.stderr)")
+
+        for command in [["export"], ["emissions"]] {
+            let r = try runVinyard(command + ["--db", db, "-o", ""])
+            #expect(r.status == 64 && r.stderr.contains("-o is an empty path"), "\(command): \(r.stderr)")
+        }
+    }
+
+    /// `emissions --format geojson` says how many vehicles it left out for want of coordinates,
+    /// as `export` does (they were dropped silently).
+    @Test func emissionsGeoJSONCountsVehiclesWithoutCoordinates() throws {
+        let (dir, db) = try Self.samplesDatabase()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try runVinyard(["emissions", "--db", db, "--format", "geojson"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let store = try VinyardStore(path: db, readOnly: true)
+        let missing = try store.connection.scalarInt(
+            "SELECT count(*) FROM vehicles WHERE typeof(odometer_km) IN ('integer','real') AND odometer_km >= 0 "
+                + "AND NOT (typeof(latitude) IN ('integer','real') AND typeof(longitude) IN ('integer','real'))") ?? 0
+        #expect(missing > 0)
+        #expect(r.stderr.contains("left out \(missing) vehicle"), "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
+        let features = try #require(object["features"] as? [Any])
+        let located = try store.connection.scalarInt(
+            "SELECT count(*) FROM vehicles WHERE typeof(odometer_km) IN ('integer','real') AND odometer_km >= 0 "
+                + "AND typeof(latitude) IN ('integer','real') AND typeof(longitude) IN ('integer','real')") ?? -1
+        #expect(features.count == located)
+    }
+}

@@ -20,6 +20,8 @@ public struct EmissionsSummary: Sendable, Hashable {
     public var withoutOdometer: Int
     /// The keys (VIN, or `source:id` for vehicles without one) of the first of those, by key.
     public var withoutOdometerKeys: [String]
+    /// GeoJSON: vehicles with an estimate but without both coordinates, left out of the collection.
+    public var withoutCoordinates = 0
 
     /// How many keys of vehicles without odometer are listed at most.
     public static let listedKeys = 20
@@ -93,18 +95,23 @@ public struct EmissionsCalculator {
         let shown = output.compactMap { $0 }
         var select = shown + [odometer, try table.column(named: table.keyColumn, option: "key")]
         var extraTerms = [usable]
+        var located = ""  // GeoJSON: the rows with both coordinates
         if format == .geojson {
             // Points need both coordinates: vehicles without them are left out of the collection.
             guard let (lat, lon) = table.coordinateColumns else {
                 throw VinyardError(.usage, "--format geojson needs latitude and longitude columns; table \(table.name) has none")
             }
             select += [lat, lon]
-            extraTerms += [ExportTable.isNumberTerm(lat), ExportTable.isNumberTerm(lon)]
+            located = "\(ExportTable.isNumberTerm(lat)) AND \(ExportTable.isNumberTerm(lon))"
+            extraTerms.append(located)
         }
         let compiled = try table.compile(
             select: select, conditions: query.conditions, extraTerms: extraTerms, sort: sort, limit: query.limit)
 
         var summary = try missing(table: table, conditions: query.conditions, usable: usable)
+        if !located.isEmpty {
+            summary.withoutCoordinates = try count(table: table, conditions: query.conditions, terms: [usable, "NOT (\(located))"])
+        }
         // The text table shows a vehicle without a VIN as `[key]` in the vin column: as wide as
         // the longest such key, so the other columns stay aligned.
         var keyWidth = 0
@@ -194,6 +201,19 @@ public struct EmissionsCalculator {
             let statement = try store.prepareQuery(sql, arguments: arguments)
             guard try statement.step(), !statement.isNull(0) else { return 0 }
             return Int(statement.int64(0))
+        } catch let error as StoreError {
+            throw VinyardError(.store, "reading \(table.name) from \(store.path) failed", cause: error)
+        }
+    }
+
+    /// How many rows `conditions` and `terms` select.
+    private func count(table: ExportTable, conditions: [Condition], terms extra: [String]) throws -> Int {
+        let (terms, arguments) = try table.whereTerms(conditions)
+        do {
+            let count = try store.prepareQuery(
+                "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \((terms + extra).joined(separator: " AND "))",
+                arguments: arguments)
+            return try count.step() ? Int(count.int64(0)) : 0
         } catch let error as StoreError {
             throw VinyardError(.store, "reading \(table.name) from \(store.path) failed", cause: error)
         }

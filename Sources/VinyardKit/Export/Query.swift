@@ -31,6 +31,8 @@ public struct Condition: Sendable, Hashable {
 
     /// The most values one `in` condition accepts.
     public static let maxInValues = 1000
+    /// The most conditions one query takes (ANDed).
+    public static let maxConditions = 500
 
     /// Parses `FIELD OP VALUE`: the first operator character (`=`, `!`, `<`, `>`, `~`) or the
     /// word ` in ` (whichever comes first) splits field from value; at that position the longest
@@ -86,7 +88,13 @@ public struct Condition: Sendable, Hashable {
         if op == .in {
             // `in (a,b,c)`, as SQL writes it, is `in a,b,c`.
             var list = Substring(rawValue)
-            if list.hasPrefix("("), list.hasSuffix(")"), list.count >= 2 { list = list.dropFirst().dropLast() }
+            if list.hasPrefix("(") {
+                // An unclosed `(BMW,Audi` matched `(BMW` literally, dropping BMW without a word.
+                guard list.hasSuffix(")"), list.count >= 2 else {
+                    throw usage("the list opens with '(' but does not end with ')'; write in (a,b) or in a,b")
+                }
+                list = list.dropFirst().dropLast()
+            }
             values = inList(list).map { unquoted(trimmed($0)) }
             if values.allSatisfy(\.isEmpty) { throw usage("'in' needs at least one value") }
             if values.count > maxInValues { throw usage("'in' takes at most \(maxInValues) values") }

@@ -10,6 +10,13 @@ struct CompiledQuery {
 extension ExportTable {
     /// The `WHERE` terms and arguments for `conditions`.
     func whereTerms(_ conditions: [Condition]) throws -> (terms: [String], arguments: [FieldValue?]) {
+        // SQLite's expression tree is at most 1000 deep, which about 950 text conditions reached
+        // (exit 74, with the SQL); well below that, a clear usage error.
+        if conditions.count > Condition.maxConditions {
+            throw VinyardError(
+                .usage, "\(conditions.count) --where conditions; at most \(Condition.maxConditions) are taken "
+                    + "(give the values of one field as one 'FIELD in a,b,c')")
+        }
         var terms: [String] = []
         var arguments: [FieldValue?] = []
         for condition in conditions {
@@ -24,12 +31,12 @@ extension ExportTable {
             let matcher = schema != nil && column.kind == .text ? TextMatcher(column: column, schema: schema) : nil
             /// `vinyard_fold(c)` and the bound, normalized and folded value for a text match.
             func folded(_ value: String) -> String {
-                arguments.append(.text(matcher?.normalized(value).lowercased() ?? value))
+                arguments.append(.text(matcher.map { Connection.caseless($0.normalized(value)) } ?? value))
                 return "?\(arguments.count)"
             }
             let value = condition.values.first ?? ""
             if column.kind == .array, let term = try listTerm(c, condition: condition, bind: { value in
-                arguments.append(.text(value.lowercased()))
+                arguments.append(.text(Connection.caseless(value)))
                 return "?\(arguments.count)"
             }) {
                 terms.append(term)
@@ -78,7 +85,7 @@ extension ExportTable {
             case .contains:
                 // Folded for every script (SQLite's lower() folds ASCII only); the value once, here.
                 // A boolean is searched as exports write it (true/false, not 1/0).
-                arguments.append(.text(value.lowercased()))
+                arguments.append(.text(Connection.caseless(value)))
                 let text =
                     column.kind == .boolean
                     ? "(CASE WHEN typeof(\(c)) = 'integer' THEN (CASE WHEN \(c) = 0 THEN 'false' ELSE 'true' END) ELSE vinyard_fold(\(c)) END)"

@@ -165,6 +165,15 @@ public final class Connection {
 /// byte by byte, anything else through Swift's Unicode `lowercased()`). A real is its text as
 /// exports write it (``FieldValue/decimalText(_:)``: `1000000`, `0.00001`), not SQLite's
 /// (`1000000.0`, `1.0e-05`), so `~` finds what the user sees.
+extension Connection {
+    /// Text as `vinyard_fold` compares it, for `--where`'s case-insensitive `=`, `!=`, `in` and `~`:
+    /// lower case, and `ß` (and `ẞ`) as `ss`, the way `STRASSE` writes `Straße` in capitals.
+    static func caseless(_ text: String) -> String {
+        let lower = text.lowercased()
+        return lower.utf8.contains(0xC3) && lower.contains("ß") ? lower.replacingOccurrences(of: "ß", with: "ss") : lower
+    }
+}
+
 private let foldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
     context, count, values in
     guard count == 1, let values, let value = values[0], sqlite3_value_type(value) != SQLITE_NULL else {
@@ -190,7 +199,7 @@ private let foldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePo
     if bytes.allSatisfy({ $0 < 0x80 }) {
         folded = bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
     } else {
-        folded = Array(String(decoding: bytes, as: UTF8.self).lowercased().utf8)
+        folded = Array(Connection.caseless(String(decoding: bytes, as: UTF8.self)).utf8)
     }
     folded.append(0)  // never empty, so the buffer has an address
     folded.withUnsafeBufferPointer { out in

@@ -72,6 +72,11 @@ struct Emissions: ParsableCommand {
             if reportFormat != .text, !summary.withoutOdometerLines.isEmpty {
                 FileHandle.standardError.write(Data((summary.withoutOdometerLines.joined(separator: "\n") + "\n").utf8))
             }
+            if summary.withoutCoordinates > 0 {
+                let n = summary.withoutCoordinates
+                FileHandle.standardError.write(
+                    Data("geojson: left out \(n) vehicle\(n == 1 ? "" : "s") without both latitude and longitude\n".utf8))
+            }
         }
     }
 }

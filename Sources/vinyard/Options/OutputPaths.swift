@@ -15,6 +15,10 @@ import VinyardKit
 /// - Throws: `.usage` naming the option and the file.
 func checkOutputsAreNotRead(_ outputs: [(option: String, path: String?)], reads: [(what: String, path: String)]) throws {
     let all = outputs.compactMap { o in o.path.map { (option: o.option, path: $0) } }
+    // An empty path names no file (it failed late, with exit 74 and the message ': cannot move the output into place').
+    if let empty = all.first(where: { $0.path.isEmpty }) {
+        throw VinyardError(.usage, "\(empty.option) is an empty path; give a file name, or - for standard output")
+    }
     // Two outputs on standard output would be mixed into one stream (`convert -o - --rejects -`,
     // `generate --truth -`, whose -o is standard output by default).
     let onStandardOutput = all.filter { $0.path == "-" }.map(\.option)
