@@ -137,3 +137,41 @@ extension Review19Tests {
         #expect(features.count == located)
     }
 }
+
+/// Findings of the session-16 audit of VIN decoding against real VINs, through the binary.
+@Suite struct Review19VINTests {
+    /// A typo in the first character of a North American VIN (`S` for `5`, `Z` for `2`) made it an
+    /// unknown European code with an optional check digit, and no repair was offered: the VIN
+    /// whose manufacturer code is known and whose mandatory check digit passes is the probable one.
+    @Test func aTypoInTheFirstCharacterGetsItsRepair() throws {
+        let r = try runVinyard(["decode", "SUXCR6C07L9B12345", "ZT1BURHE6KC123456", "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let objects = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]])
+        #expect(objects.map { $0["suggestion"] as? String } == ["5UXCR6C07L9B12345", "2T1BURHE6KC123456"])
+        // A European VIN whose wrong check digit no typo in its known code explains keeps none.
+        let european = try runVinyard(["decode", "WVWZZZ3CZFE824021", "--format", "json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: european.stdoutData) as? [[String: Any]])
+        #expect(object.first?["suggestion"] is NSNull, "\(object)")
+    }
+
+    /// Bus and truck makers' codes missing from the table took the light-vehicle position-7 rule:
+    /// a 2013 Gillig bus decoded as 1983, an Isuzu NPR of 2019 as 1989. Vauxhall on Opel's
+    /// Stellantis codes (VXK, VXE) and Scion on Toyota's were make mismatches.
+    @Test func busesTrucksAndBrandsOfRealFleets() throws {
+        let r = try runVinyard(["decode", "15GGD2716D1182194", "54DC4W1B5KS800123", "5FYD8FV09JB053419", "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let objects = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]])
+        #expect(objects.map { $0["model_year"] as? Int } == [2013, 2019, 2018])
+        #expect(objects.map { $0["manufacturer"] as? String } == ["Gillig", "Isuzu", "New Flyer"])
+
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("fleet.csv")
+        try Data("vin,make,model_year\nVXKUHZKX3M4123456,Vauxhall,2021\nJTKJF5C72E3083695,Scion,2014\nJTKJF5C72E3083695,Ford,2014\n".utf8)
+            .write(to: input)
+        let v = try runVinyard(["validate", input.path, "--report", "json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: v.stdoutData) as? [String: Any])
+        let findings = report["findings"] as? [String: Any] ?? [:]
+        #expect(findings["vin.make_mismatch"] as? Int == 1, "\(report)")  // Ford on a Toyota code only
+    }
+}

@@ -282,11 +282,18 @@ public enum VINEngine {
                     // `…3C2…`). There only a letter in the serial's last four positions, which ISO
                     // 3779 makes digits, is taken for the typo (`WBA8E9G52HNU1Z345`).
                     var suggestion = repair(bytes, requireCheckDigit: true, requireMandatoryRegion: mandatory)
+                    // Nor a typo in an unknown manufacturer code that makes it a known one whose
+                    // check digit is mandatory (`SUX…` for BMW US's `5UX…`, `ZT1…` for `2T1…`):
+                    // that VIN passes its check digit, the one written has no maker.
                     if !mandatory, !VINDecoder.computesCheckDigitForExport(bytes), let s = suggestion {
                         let serialLetterFixed = zip(bytes, s.utf8).enumerated().allSatisfy { i, pair in
                             pair.0 == pair.1 || (i >= 13 && pair.0 >= UInt8(ascii: "A"))
                         }
-                        if !serialLetterFixed { suggestion = nil }
+                        let repaired = Array(s.utf8)
+                        let makerFixed =
+                            analysis.wmi == nil && VINDecoder.checkDigitMandatory(repaired)
+                            && repaired.withUnsafeBufferPointer { WMITable.lookupIndex($0) != nil }
+                        if !serialLetterFixed && !makerFixed { suggestion = nil }
                     }
                     var message = "check digit is \(Character(Unicode.Scalar(bytes[8]))), expected \(Character(Unicode.Scalar(digit)))"
                     if let suggestion {
