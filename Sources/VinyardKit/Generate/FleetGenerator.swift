@@ -179,7 +179,10 @@ public struct FleetGenerator: Sendable {
         let plant = Self.vinAlphabet[rng.next(below: 23)]
         // The serial encodes the row index, so clean VINs never collide.
         let serial = String(index % 1_000_000).leftPadded(to: 6)
-        var vin = maker.wmi + vds + String(p7) + "0" + String(code) + String(plant) + serial
+        // Positions 4-6, 7 (the rule above), 8; the check digit (9) is computed below. (Position
+        // 7 was the fourth random character and the rule's character went to position 8, so
+        // `decode` put a 2016 Mustang in 1986.)
+        var vin = maker.wmi + vds.prefix(3) + String(p7) + vds.suffix(1) + "0" + String(code) + String(plant) + serial
         if index >= 1_000_000 {  // keep VINs unique past a million rows: vary the plant code
             let wrap = index / 1_000_000
             vin = String(vin.prefix(10)) + String(Self.vinAlphabet[(wrap + 7) % Self.vinAlphabet.count]) + serial
