@@ -175,3 +175,27 @@ extension Review19Tests {
         #expect(findings["vin.make_mismatch"] as? Int == 1, "\(report)")  // Ford on a Toyota code only
     }
 }
+
+extension Review19VINTests {
+    /// A digit at position 7 of a North American car's VIN means 1980-2009 (49 CFR 565): a 1995
+    /// F-150 written as 2025 (on position 10's cycle) is a `vin.year_mismatch` (it passed); as 1995
+    /// it is none, and neither is a letter there with either year of its cycle.
+    @Test func aDigitAtPosition7RulesOutTheLaterCycle() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("fleet.csv")
+        try Data(
+            ("vin,make,model_year\n1FTEF15N4SLA12345,Ford,2025\n1ftef15n6sla12346,Ford,1995\n"
+                + "1FTEW1EG7FFA12345,Ford,2015\n").utf8
+        ).write(to: input)
+        let db = dir.appendingPathComponent("f.db").path
+        let r = try runVinyard(["import", input.path, "--db", db, "--report", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let store = try VinyardStore(path: db, readOnly: true)
+        let lines = try store.connection.scalarText(
+            "SELECT group_concat(line) FROM findings WHERE code = 'vin.year_mismatch'")
+        #expect(lines == "2", "\(r.stdout)")
+        let message = try store.connection.scalarText("SELECT message FROM findings WHERE code = 'vin.year_mismatch'") ?? ""
+        #expect(message.contains("means 1995"), "\(message)")
+    }
+}

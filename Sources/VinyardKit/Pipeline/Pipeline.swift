@@ -651,18 +651,30 @@ final class RecordChecker {
         if let i = known.modelYear, let declared = Self.integer(record.values[i]),
             !check.findings.contains(where: { $0.code == .vinCheckDigit }),
             // Position 10 as the check read it (a valid VIN has 17 characters).
-            let code = Optional(check.yearCode), code != 0, let base = VINDecoder.yearBase(code),
-            !(declared >= Int64(base) && (declared - Int64(base)) % 30 == 0
-                && declared <= Int64(options.currentYear + 1))
+            let code = Optional(check.yearCode), code != 0, let base = VINDecoder.yearBase(code)
         {
+            let onCycle = declared >= Int64(base) && (declared - Int64(base)) % 30 == 0 && declared <= Int64(options.currentYear + 1)
             let candidates = check.modelYears
-            if !candidates.isEmpty {
+            let code = Character(Unicode.Scalar(code))
+            if !onCycle, !candidates.isEmpty {
                 let list = candidates.map(String.init).joined(separator: " or ")
                 record.findings.append(
                     Finding(
                         .vinYearMismatch, .warning, field: "model_year",
-                        message: "model year is \(declared) but position 10 of the VIN ('\(Character(Unicode.Scalar(code)))') "
+                        message: "model year is \(declared) but position 10 of the VIN ('\(code)') "
                             + "means \(list); check the model year or the VIN",
+                        input: record.provenance.input, line: record.provenance.line, element: record.provenance.index))
+            } else if onCycle, declared >= 2010, let best = check.modelYear, best < 2010,
+                let p7 = vin.utf8.dropFirst(6).first, p7 >= UInt8(ascii: "0"), p7 <= UInt8(ascii: "9")
+            {
+                // On position 10's cycle, but where the position-7 rule holds (``VINDecoder/bestYear``:
+                // North American cars and light trucks) a digit there means 1980-2009: a 1995
+                // F-150 written as 2025 (`…15N4S…`) is no 2025 model.
+                record.findings.append(
+                    Finding(
+                        .vinYearMismatch, .warning, field: "model_year",
+                        message: "model year is \(declared) but position 10 of the VIN ('\(code)') with a digit at position 7 "
+                            + "means \(best) (a letter there would mean \(declared)); check the model year or the VIN",
                         input: record.provenance.input, line: record.provenance.line, element: record.provenance.index))
             }
         }
