@@ -654,14 +654,12 @@ final class RecordChecker {
             let code = Optional(check.yearCode), code != 0, let base = VINDecoder.yearBase(code)
         {
             let onCycle = declared >= Int64(base) && (declared - Int64(base)) % 30 == 0 && declared <= Int64(options.currentYear + 1)
-            let candidates = check.modelYears
-            let code = Character(Unicode.Scalar(code))
-            if !onCycle, !candidates.isEmpty {
+            if !onCycle, case let candidates = check.modelYears, !candidates.isEmpty {
                 let list = candidates.map(String.init).joined(separator: " or ")
                 record.findings.append(
                     Finding(
                         .vinYearMismatch, .warning, field: "model_year",
-                        message: "model year is \(declared) but position 10 of the VIN ('\(code)') "
+                        message: "model year is \(declared) but position 10 of the VIN ('\(Character(Unicode.Scalar(code)))') "
                             + "means \(list); check the model year or the VIN",
                         input: record.provenance.input, line: record.provenance.line, element: record.provenance.index))
             } else if onCycle, declared >= 2010, let best = check.modelYear, best < 2010,
@@ -673,7 +671,7 @@ final class RecordChecker {
                 record.findings.append(
                     Finding(
                         .vinYearMismatch, .warning, field: "model_year",
-                        message: "model year is \(declared) but position 10 of the VIN ('\(code)') with a digit at position 7 "
+                        message: "model year is \(declared) but position 10 of the VIN ('\(Character(Unicode.Scalar(code)))') with a digit at position 7 "
                             + "means \(best) (a letter there would mean \(declared)); check the model year or the VIN",
                         input: record.provenance.input, line: record.provenance.line, element: record.provenance.index))
             }

@@ -86,7 +86,7 @@ public final class JSONLinesReader: RecordReader {
                     problem = "column \(trailing - lineStart + 1): unexpected characters after the value"
                 } else if case .object(let fields) = v {
                     var record = RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged)
-                    record.loneSurrogateText = parser.loneSurrogateText
+                    record.loneSurrogateField = RawRecord.loneSurrogateField(member: parser.loneSurrogateMember)
                     return .record(record)
                 } else {
                     problem = "the line holds \(JSONReader.kindName(v)), not an object"

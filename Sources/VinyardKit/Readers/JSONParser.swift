@@ -26,10 +26,11 @@ public struct JSONParser {
     public var sawInvalidUTF8 = false
     /// Set when a `\u` escape held half of a UTF-16 surrogate pair without the other half (no
     /// character: it is read as U+FFFD) in the value ``parse(_:from:final:)`` last parsed.
-    public var sawLoneSurrogate: Bool { loneSurrogateText != nil }
-    /// The first string (value or key, as decoded) that held such an escape, in the value
-    /// ``parse(_:from:final:)`` last parsed; nil for none.
-    public private(set) var loneSurrogateText: String?
+    public var sawLoneSurrogate: Bool { loneSurrogateMember != nil }
+    /// Where the first such escape was, in the value ``parse(_:from:final:)`` last parsed: the
+    /// 0-based index of the member of the outermost object whose key or value (nested values
+    /// included) held it (-1 when that value is no object); nil for none.
+    public private(set) var loneSurrogateMember: Int?
     private var stringHasLoneSurrogate = false
     /// With `.auto`, decode non-ASCII strings as Windows-1252 (set on a second pass over a record
     /// that was not valid UTF-8).
@@ -59,7 +60,7 @@ public struct JSONParser {
         arrays.removeAll(keepingCapacity: true)
         objects.removeAll(keepingCapacity: true)
         keys.removeAll(keepingCapacity: true)
-        loneSurrogateText = nil
+        loneSurrogateMember = nil
         do {
             let (v, end) = try run(p, from: from, final: final)
             return .value(v, end: end)
@@ -267,7 +268,10 @@ public struct JSONParser {
                 i = j + 1
                 let text = scratch
                 let decoded = text.withUnsafeBufferPointer { decodeText($0, nonASCII: high >= 0x80) }
-                if stringHasLoneSurrogate, loneSurrogateText == nil { loneSurrogateText = decoded }
+                if stringHasLoneSurrogate, loneSurrogateMember == nil {
+                    // The outermost object's members so far: this string is in the next one.
+                    loneSurrogateMember = kinds.first == true ? objects[0].count : -1
+                }
                 return decoded
             }
             if c < 0x20 { throw Stop(message: "control character \(Self.describe(c)) in a string; escape it", at: j) }

@@ -450,7 +450,7 @@ public final class JSONReader: RecordReader {
         let (value, flagged, text) = parsed
         if case .object(let fields) = value {
             var record = RawRecord(fields: fields, provenance: provenance, decodedAsWindows1252: flagged)
-            record.loneSurrogateText = parser.loneSurrogateText
+            record.loneSurrogateField = RawRecord.loneSurrogateField(member: parser.loneSurrogateMember)
             return .record(record)
         }
         let finding = Finding(
