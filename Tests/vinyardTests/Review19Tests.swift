@@ -199,3 +199,89 @@ extension Review19VINTests {
         #expect(message.contains("means 1995"), "\(message)")
     }
 }
+
+/// Findings of the session-16 audit with messy real-world fleet files, through the binary.
+@Suite struct Review19MessyFileTests {
+    static func importing(_ name: String, _ text: String, extra: [String] = []) throws -> (RunResult, VinyardStore, URL) {
+        let dir = try makeTemporaryDirectory()
+        let input = dir.appendingPathComponent(name)
+        try Data(text.utf8).write(to: input)
+        let db = dir.appendingPathComponent("f.db").path
+        let r = try runVinyard(["import", input.path, "--db", db, "--report", "json"] + extra)
+        return (r, try VinyardStore(path: db, readOnly: true), dir)
+    }
+
+    /// An inch mark left unescaped in a quoted note (`"Felgen 17"",1000`) opened a field that a
+    /// later line's quote closed: the next row vanished into the note and the odometer was the
+    /// next vehicle's, with no finding. That row is now a malformed reject and the next lines
+    /// are rows of their own.
+    @Test func anUnescapedQuoteSpanningLinesIsAMalformedRow() throws {
+        let (r, store, dir) = try Self.importing(
+            "inch.csv",
+            "VIN,Make,Model,Notes,Odometer\n1FTFW1E50KF000001,Ford,F-150,\"Felgen 17\"\",1000\n"
+                + "1FTFW1E52KF000002,Ford,Ranger,\"ok\",2000\r\n1FTFW1E54KF000003,Ford,Transit,\"two\nlines\" ,3000\n")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try ParsedReport(r)
+        #expect(report.int("read") == 3 && report.int("inserted") == 2 && report.int("rejected") == 1, "\(r.stdout)")
+        #expect(try store.connection.scalarInt("SELECT line FROM rejects") == 2)
+        #expect(try store.connection.scalarText("SELECT reason FROM rejects")?.contains("row.malformed") == true)
+        #expect(try store.connection.scalarInt("SELECT odometer_km FROM vehicles WHERE vin LIKE '%02'") == 2000)
+        // A quoted field spanning lines that closes properly (white space may follow) is still one field.
+        #expect(try store.connection.scalarText("SELECT notes FROM vehicles WHERE vin LIKE '%03'") == "two\nlines")
+    }
+
+    /// A `unit` beside one number in a nested object is that number's unit: 45,000 miles were
+    /// stored as 45,000 km and the unit as the record's `source_id`.
+    @Test func aNestedUnitConvertsItsNumber() throws {
+        let (r, store, dir) = try Self.importing(
+            "api.json",
+            #"[{"vin":"1FTFW1E50KF000001","odometer":{"reading":45000,"unit":"mi"}},"#
+                + #"{"vin":"1FTFW1E52KF000002","engine":{"power":150,"unit":"hp"}},"#
+                + #"{"vin":"1FTFW1E54KF000003","details":{"odometer":45000,"unit":"mi"}},"#
+                + #"{"vin":"1FTFW1E56KF000004","mileage":{"current":45000,"unit":"mi"}}]"#)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(r.status == 0, "\(r.stderr)")
+        let c = store.connection
+        #expect(try c.scalarText("SELECT group_concat(odometer_km) FROM (SELECT odometer_km FROM vehicles ORDER BY vin)")
+            == "72420,72420,72420")
+        #expect(try c.scalarText("SELECT power_kw FROM vehicles WHERE vin LIKE '%02'") == "111.855")
+        #expect(try c.scalarInt("SELECT count(*) FROM vehicles WHERE source_id IS NOT NULL") == 0)
+    }
+
+    /// A vehicle file whose VIN column has a name no source knows, with coordinates, is no list of
+    /// places (its vehicles were loaded as unnamed places, make and odometer dropped): the source
+    /// cannot be told (exit 64). `VIN-Nummer` is a VIN column; a list of places with an address
+    /// stays `locations`.
+    @Test func aVehicleFileWithCoordinatesIsNoListOfPlaces() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func validate(_ text: String) throws -> RunResult {
+            let input = dir.appendingPathComponent("f.csv")
+            try Data(text.utf8).write(to: input)
+            return try runVinyard(["validate", input.path, "--report", "json"])
+        }
+        let unknown = try validate("Kennung;Marke;Modell;Kilometerstand;Breitengrad;Längengrad\nWBA8E9G52HNU12345;BMW;330i;76400;48,1351;11,5819\n")
+        #expect(unknown.status == 64 && unknown.stderr.contains("cannot tell the source"), "\(unknown.stderr)")
+        let german = try validate("VIN-Nummer;Marke;Modell;Kilometerstand;Breitengrad;Längengrad\nWBA8E9G52HNU12345;BMW;330i;76400;48,1351;11,5819\n")
+        let inputs = try #require(try JSONSerialization.jsonObject(with: german.stdoutData) as? [String: Any])["inputs"] as? [[String: Any]]
+        #expect(inputs?.first?["source"] as? String == "fleet", "\(german.stdout)")
+        let places = try validate("name,address,latitude,longitude,status\nDepot A,Hauptstr. 1,52.5,13.4,active\n")
+        let placeInputs = try #require(try JSONSerialization.jsonObject(with: places.stdoutData) as? [String: Any])["inputs"] as? [[String: Any]]
+        #expect(placeInputs?.first?["source"] as? String == "locations", "\(places.stdout)")
+    }
+
+    /// A quoted header repeated with its byte order mark (two "CSV UTF-8" exports joined with
+    /// `cat`) is the header again, not a record rejected for a 5-character VIN.
+    @Test func aQuotedRepeatedHeaderWithItsByteOrderMarkIsSkipped() throws {
+        let bom = "\u{FEFF}"
+        let (r, store, dir) = try Self.importing(
+            "joined.csv",
+            bom + "\"VIN\";\"Make\";\"Model\"\n\"1FTFW1E50KF000001\";\"Ford\";\"F-150\"\n"
+                + bom + "\"VIN\";\"Make\";\"Model\"\n\"1FTFW1E52KF000002\";\"Ford\";\"Ranger\"\n")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try ParsedReport(r).int("read") == 2)
+        #expect(try store.connection.scalarInt("SELECT count(*) FROM vehicles") == 2)
+    }
+}

@@ -2,7 +2,10 @@
 ///
 /// - The first row is the header; a UTF-8 byte order mark before it is dropped.
 /// - Quoted fields may hold delimiters, `""` (a quote) and line breaks. Rows end with LF, CRLF or a
-///   lone CR. Text after a closing quote (`"ab"c`) is kept literally, as most tools do.
+///   lone CR. Text after a closing quote (`"ab"c`) is kept literally, as most tools do, except
+///   after a quote that closes a field spanning lines: that row is malformed from its first line
+///   (the opening quote was most likely an unescaped `"` of the text), and the lines after it are
+///   read as rows of their own.
 /// - The delimiter (`,` `;` tab `|`) is detected from the header line, counting outside quotes.
 ///   When several candidates occur there, the following rows decide (a candidate must split every
 ///   sampled row into as many fields as the header); when that does not settle it the reader
@@ -83,6 +86,10 @@ public final class CSVReader: RecordReader {
         var next: Int
         var newlines: Int
         var endedWithCR: Bool
+        /// The line of a quote that closed a quoted field spanning lines and was followed by
+        /// text (`"Felgen 17"",1000⏎…,"ok",2000`: an inch mark left unescaped): the record was cut
+        /// at the end of its first line, a malformed row; -1 for none.
+        var strayQuoteLine = -1
     }
 
     init(
@@ -161,6 +168,20 @@ public final class CSVReader: RecordReader {
                 continue
             }
             let startLine = line
+            if scanned.strayQuoteLine >= 0 {
+                let text = buffer.withBytes { p in
+                    let slice = UnsafeBufferPointer(rebasing: p[scanned.start..<scanned.contentEnd])
+                    return TextDecoding.decode(slice, encoding: encoding, recordIsUTF8: TextDecoding.isValidUTF8(slice))
+                }
+                consume(scanned)
+                let finding = Finding(
+                    .rowMalformed, .error,
+                    message: "a quoted field opens on this line and its closing quote, on line \(scanned.strayQuoteLine), is followed by "
+                        + "text, not a delimiter: a quote in the text (17\" for inches?) must be doubled (\"\"), or the field unquoted; "
+                        + "the next lines are read as rows of their own",
+                    input: inputName, line: startLine)
+                return .reject(RawReject(provenance: Provenance(input: inputName, line: startLine), text: text, finding: finding))
+            }
             var (fields, flagged) = decodeFields(scanned, names: header)
             if Self.allEmpty(fields) || Self.isBlankText(fields) {
                 // Delimiters alone (`,,,`), spaces or tabs alone, or a DOS end-of-file mark
@@ -239,8 +260,12 @@ public final class CSVReader: RecordReader {
         guard let name = header.first, !name.isEmpty, case .string(let value)? = fields.first?.value else { return false }
         let n = name.utf8.count, m = value.utf8.count
         if m == n { return value.utf8.elementsEqual(name.utf8) }
-        guard m == n + 3 else { return false }
-        return value.utf8.starts(with: [0xEF, 0xBB, 0xBF]) && value.utf8.dropFirst(3).elementsEqual(name.utf8)
+        // With its byte order mark (files joined with `cat`), quoted or not: the mark before the
+        // quote leaves the quotes in the value (`\u{FEFF}"VIN"`).
+        guard value.utf8.starts(with: [0xEF, 0xBB, 0xBF]) else { return false }
+        if m == n + 3 { return value.utf8.dropFirst(3).elementsEqual(name.utf8) }
+        return m == n + 5 && value.utf8.dropFirst(3).first == 0x22 && value.utf8.last == 0x22
+            && value.utf8.dropFirst(4).dropLast().elementsEqual(name.utf8)
     }
 
     private func isBlank(_ s: Scanned) -> Bool {
@@ -294,6 +319,8 @@ public final class CSVReader: RecordReader {
                     kind = 1
                     quoteOpenedOnLine = line + newlines
                     i += 1
+                    // The first line break inside the quotes, and the line breaks before it.
+                    var breakAt = -1, breakNewlines = 0
                     while true {
                         i = ByteScan.first(in: p, from: i, to: n, quote, lf, cr)
                         if i >= n {
@@ -314,6 +341,18 @@ public final class CSVReader: RecordReader {
                             }
                             i += 1
                             let d = p[i]
+                            if d != delim && d != lf && d != cr, breakAt >= 0, !Self.onlySpaceBeforeEnd(p, from: i, to: n, delim) {
+                                // Text after the quote that closed a field spanning lines: the
+                                // field's opening quote was most likely a character of its text
+                                // (an unescaped inch mark), and the lines after it are records of
+                                // their own. Read leniently, they vanished into this field.
+                                spans.append(fs, breakAt, 0)
+                                var cut = Scanned(
+                                    start: pos, contentEnd: breakAt, next: breakAt + 1, newlines: breakNewlines + 1,
+                                    endedWithCR: p[breakAt] == cr)
+                                cut.strayQuoteLine = line + newlines
+                                return cut
+                            }
                             if d != delim && d != lf && d != cr {
                                 kind = 2
                                 while i < n, p[i] != delim, p[i] != lf, p[i] != cr { i += 1 }
@@ -321,8 +360,10 @@ public final class CSVReader: RecordReader {
                             }
                             break
                         } else if c == lf {
+                            if breakAt < 0 { (breakAt, breakNewlines) = (i, newlines) }
                             newlines += 1
                         } else if c == cr {
+                            if breakAt < 0 { (breakAt, breakNewlines) = (i, newlines) }
                             if i + 1 >= n {
                                 if !eof { return nil }
                                 newlines += 1
@@ -356,6 +397,14 @@ public final class CSVReader: RecordReader {
             )
         }
         return result
+    }
+
+    /// True when only spaces and tabs follow `from` up to the next delimiter or line end (or the
+    /// end of what is buffered): white space after a closing quote, which is no stray quote.
+    private static func onlySpaceBeforeEnd(_ p: UnsafeBufferPointer<UInt8>, from: Int, to n: Int, _ delim: UInt8) -> Bool {
+        var j = from
+        while j < n, p[j] == 0x20 || p[j] == 0x09 { j += 1 }
+        return j >= n || p[j] == delim || p[j] == 0x0A || p[j] == 0x0D
     }
 
     /// Takes field arrays of records the caller no longer holds, to fill again in place (the

@@ -234,7 +234,7 @@ enum EmbeddedSchemas {
   "fields": [
     {"name": "vin", "type": "string", "format": "vin", "title": "Vehicle identification number",
      "description": "ISO 3779 VIN, upper-case, spaces and dashes removed. The key when present.",
-     "aliases": ["vehicle identification number", "vehicle id number", "vin number", "vin code", "vin no", "vin nr", "vehicle vin", "chassis number", "chassis no", "chassis", "frame number", "fahrgestellnummer", "fin", "fahrgestell nr", "numero de chassis", "chassisnummer"]},
+     "aliases": ["vehicle identification number", "vehicle id number", "vin number", "vin code", "vin no", "vin nr", "vehicle vin", "chassis number", "chassis no", "chassis", "frame number", "fahrgestellnummer", "fin", "fahrgestell nr", "numero de chassis", "chassisnummer", "vin nummer", "n de chassis", "no de chassis", "numero de bastidor", "bastidor", "numero di telaio", "telaio"]},
     {"name": "make", "type": "string", "synonyms": "make",
      "aliases": ["manufacturer", "brand", "marque", "marke", "vehicle make", "mfr", "make name", "merk", "marca", "hersteller", "fabrikant", "constructeur"]},
     {"name": "model", "type": "string",

@@ -293,6 +293,19 @@ public final class Mapper {
                 changed = true
                 continue
             }
+            // A reading under another name than `value` beside its unit (`"odometer": {"current":
+            // 45000, "unit": "mi"}`), where that name is no field of its own, is the measurement too.
+            if !outer.isEmpty, let reading = Self.unitReading(members),
+                slots(for: field.name + "." + members[reading.number].name).isEmpty,
+                slots(for: members[reading.number].name).isEmpty
+            {
+                out.append(RawField(field.name, .string(reading.text)))
+                for (k, member) in members.enumerated() where k != reading.number && k != reading.unit {
+                    out.append(RawField(field.name + "." + member.name, member.value))
+                }
+                changed = true
+                continue
+            }
             // A postal address (`"address": {"street", "zip", "city", "country"}`) is the
             // address as one text, `Hauptstr. 1, 10115 Berlin, DE`; its other members are
             // reported by their path. Not a position that carries an address (`lat`, `lng`).
@@ -326,10 +339,11 @@ public final class Mapper {
             // their path and reported as not loaded (`"driver": {"id": "D-17"}` was the vehicle's
             // source_id, `"engine": {"type": "V8"}` its vehicle type).
             let own = Self.recordOwnObjects.contains(Schema.fold(field.name))
+            let parts = Self.withUnitApplied(members)
             var named: [RawField] = [], others: [RawField] = []
             var alone: [RawField] = []
             var isPosition = false
-            for member in members {
+            for member in parts {
                 // Named by its path (`gps.lat`), as the input writes it, in warnings; matched as
                 // `gps lat` (names are compared without punctuation).
                 let path = field.name + "." + member.name
@@ -475,6 +489,36 @@ public final class Mapper {
             case .number = pair[0], case .number = pair[1]
         else { return nil }
         return (pair[0], pair[1])
+    }
+
+    /// A nested object's members with a `unit` (or `units`) text beside exactly one JSON number
+    /// read as that number's unit: `{"power": 150, "unit": "hp"}` is `power` `150 hp`,
+    /// `{"odometer": 45000, "unit": "mi"}` (in `details`) `odometer` `45000 mi`, and the `unit`
+    /// member goes. It was read alone, as the record's `unit` (an alias of `source_id`, a fleet's
+    /// unit number), and the number in the field's own unit: 45,000 miles stored as 45,000 km.
+    static func withUnitApplied(_ members: [RawField]) -> [RawField] {
+        guard let reading = unitReading(members) else { return members }
+        var out = members
+        out[reading.number].value = .string(reading.text)
+        out.remove(at: reading.unit)
+        return out
+    }
+
+    /// The one JSON number of `members` beside a `unit` (or `units`) text, with that unit
+    /// (`45000 mi`), and where both are; nil without a unit or with more than one number.
+    static func unitReading(_ members: [RawField]) -> (number: Int, unit: Int, text: String)? {
+        guard let u = members.firstIndex(where: { ["unit", "units"].contains($0.name.lowercased()) }),
+            case .string(let unit) = members[u].value, !ValueParser.trimmed(unit).isEmpty
+        else { return nil }
+        var number: Int?
+        for i in members.indices where i != u {
+            guard case .number = members[i].value else { continue }
+            guard number == nil else { return nil }  // two numbers: whose unit?
+            number = i
+        }
+        guard let i = number, case .number(let n) = members[i].value else { return nil }
+        // As in ``measurementText(_:)``: three decimals of a JSON number stay decimals.
+        return (i, u, (Self.threeDecimals(n) ? n + "0" : n) + " " + ValueParser.trimmed(unit))
     }
 
     /// `1200 km` for `{"value": 1200, "unit": "km"}` (or `amount` and `currency`: `32500 EUR`).

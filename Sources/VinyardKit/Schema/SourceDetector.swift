@@ -28,6 +28,8 @@ public struct SourceDetector: Sendable {
     private let candidates: [Candidate]
     /// Folded column names that stand for a VIN in some vehicle source.
     private let vinColumns: Set<String>
+    /// Folded column names of vehicle fields that places do not have (make, model, odometer, plate, …).
+    private let vehicleColumns: Set<String>
     /// Wrapper keys that exactly one mapping lists (`locations`, `places`, `records`).
     private let ownWrappers: Set<String>
     /// Wrapper keys that some mapping lists; any other (`data`, `items`) says nothing about the source.
@@ -35,6 +37,12 @@ public struct SourceDetector: Sendable {
 
     public init(catalog: SchemaCatalog) {
         var vinColumns = Set<String>()
+        var vehicleColumns = Set<String>()
+        // Fields a place may have as well, or that say nothing of what a record describes.
+        let shared: Set<String> = [
+            "vin", "latitude", "longitude", "address", "status", "notes", "source", "source_id", "name", "options",
+            "specs", "images", "last_sync",
+        ]
         candidates = catalog.mappings.map { mapping in
             var known = Set(mapping.fields.map { Schema.fold($0.source) })
             known.formUnion(mapping.ignore.map(Schema.fold))
@@ -60,10 +68,14 @@ public struct SourceDetector: Sendable {
                 let vin = schema.fields[i]
                 vinColumns.formUnion(([vin.name] + vin.aliases).map(Schema.fold))
                 vinColumns.formUnion(mapping.fields.filter { $0.target == vin.name }.map { Schema.fold($0.source) })
+                for f in schema.fields where !shared.contains(f.name) && !f.name.hasPrefix("vin_") {
+                    vehicleColumns.formUnion(([f.name] + f.aliases).map(Schema.fold))
+                }
             }
             return Candidate(mapping: mapping, known: known, groups: groups, hasVIN: hasVIN)
         }
         self.vinColumns = vinColumns
+        self.vehicleColumns = vehicleColumns
         var wrapperCounts: [String: Int] = [:]
         for c in candidates { for w in Set(c.mapping.wrappers) { wrapperCounts[w, default: 0] += 1 } }
         ownWrappers = Set(wrapperCounts.filter { $0.value == 1 }.keys)
@@ -95,6 +107,16 @@ public struct SourceDetector: Sendable {
             if hasVINColumn, !c.hasVIN, !(wrapper.map(m.wrappers.contains) ?? false) { continue }
             guard holds(m.detect, exact: exact, folded: foldedSet, candidate: c) else { continue }
             let knownCount = folded.filter { c.known.contains($0) }.count
+            // A vehicle file whose VIN column has a name no source knows (`Kennung`) but that has
+            // coordinates is no list of places: with two or more columns of what only vehicles have
+            // (`Marke`, `Modell`, `Kilometerstand` beside `Breitengrad`, `Längengrad`), a source
+            // without VINs is no candidate (it loaded the vehicles as unnamed places, their makes
+            // and odometers dropped). An address, a status or notes belong to places too.
+            if !c.hasVIN, !(wrapper.map(m.wrappers.contains) ?? false),
+                foldedSet.filter({ vehicleColumns.contains($0) && !c.known.contains($0) }).count >= 2
+            {
+                continue
+            }
             var score = keys.isEmpty ? 0 : Double(knownCount) / Double(keys.count)
             if let wrapper, m.wrappers.contains(wrapper) { score += 0.25 }
             out.append(Score(mapping: m.name, score: score))
