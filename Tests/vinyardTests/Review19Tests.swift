@@ -239,7 +239,8 @@ extension Review19VINTests {
             #"[{"vin":"1FTFW1E50KF000001","odometer":{"reading":45000,"unit":"mi"}},"#
                 + #"{"vin":"1FTFW1E52KF000002","engine":{"power":150,"unit":"hp"}},"#
                 + #"{"vin":"1FTFW1E54KF000003","details":{"odometer":45000,"unit":"mi"}},"#
-                + #"{"vin":"1FTFW1E56KF000004","mileage":{"current":45000,"unit":"mi"}}]"#)
+                + #"{"vin":"1FTFW1E56KF000004","mileage":{"current":45000,"unit":"mi"}},"#
+                + #"{"vin":"1FTFW1E58KF000005","address":{"number":12,"unit":"4B","street":"Main St","city":"Springfield"}}]"#)
         defer { try? FileManager.default.removeItem(at: dir) }
         #expect(r.status == 0, "\(r.stderr)")
         let c = store.connection
@@ -247,6 +248,8 @@ extension Review19VINTests {
             == "72420,72420,72420")
         #expect(try c.scalarText("SELECT power_kw FROM vehicles WHERE vin LIKE '%02'") == "111.855")
         #expect(try c.scalarInt("SELECT count(*) FROM vehicles WHERE source_id IS NOT NULL") == 0)
+        // An address's `unit` is an apartment's, not the house number's unit.
+        #expect(try c.scalarText("SELECT address FROM vehicles WHERE vin LIKE '%05'") == "Main St 12, Springfield")
     }
 
     /// A vehicle file whose VIN column has a name no source knows, with coordinates, is no list of

@@ -293,19 +293,6 @@ public final class Mapper {
                 changed = true
                 continue
             }
-            // A reading under another name than `value` beside its unit (`"odometer": {"current":
-            // 45000, "unit": "mi"}`), where that name is no field of its own, is the measurement too.
-            if !outer.isEmpty, let reading = Self.unitReading(members),
-                slots(for: field.name + "." + members[reading.number].name).isEmpty,
-                slots(for: members[reading.number].name).isEmpty
-            {
-                out.append(RawField(field.name, .string(reading.text)))
-                for (k, member) in members.enumerated() where k != reading.number && k != reading.unit {
-                    out.append(RawField(field.name + "." + member.name, member.value))
-                }
-                changed = true
-                continue
-            }
             // A postal address (`"address": {"street", "zip", "city", "country"}`) is the
             // address as one text, `Hauptstr. 1, 10115 Berlin, DE`; its other members are
             // reported by their path. Not a position that carries an address (`lat`, `lng`).
@@ -328,6 +315,20 @@ public final class Mapper {
                 out.append(RawField("latitude", latitude))
                 out.append(RawField("longitude", longitude))
                 for member in members where !["type", "coordinates"].contains(member.name.lowercased()) {
+                    out.append(RawField(field.name + "." + member.name, member.value))
+                }
+                changed = true
+                continue
+            }
+            // A reading under another name than `value` beside its unit (`"odometer": {"current":
+            // 45000, "unit": "mi"}`), where that name is no field of its own, is the measurement too.
+            // Not an address's (`{"number": 12, "unit": "4B", …}`: an apartment).
+            if !outer.isEmpty, !outer.contains(where: { isAddress($0) }), let reading = Self.unitReading(members),
+                slots(for: field.name + "." + members[reading.number].name).isEmpty,
+                slots(for: members[reading.number].name).isEmpty
+            {
+                out.append(RawField(field.name, .string(reading.text)))
+                for (k, member) in members.enumerated() where k != reading.number && k != reading.unit {
                     out.append(RawField(field.name + "." + member.name, member.value))
                 }
                 changed = true
