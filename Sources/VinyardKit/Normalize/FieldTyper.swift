@@ -214,7 +214,7 @@ final class FieldTyper {
     /// byte of a smaller character is below it. Foundation's normalization cost ~6 µs a value.
     static func composed(_ text: String) -> String {
         guard text.withUTF8Bytes({ $0.contains { $0 >= 0xCC } }) else { return text }
-        return text.precomposedStringWithCanonicalMapping
+        return text.composedLinearly
     }
 
     private func caseFolded(_ text: String) -> String {
@@ -295,6 +295,7 @@ final class FieldTyper {
         case .failure(let f):
             return .failure(numberFailure(f, text, whole: false))
         case .success(var d):
+            if abs(d) >= 9_007_199_254_740_992 || d == 0, let f = lostDigits(d, text) { return .failure(f) }
             // Converted to 4 decimals: 150 hp is 111.855 kW, not 111.85498079999999.
             if let unitFactor { d = (d * unitFactor * 10_000).rounded() / 10_000 }
             if let f = rangeFinding(d, text, converted: unitFactor != nil) { return .failure(f) }
@@ -448,6 +449,29 @@ final class FieldTyper {
         case (let lo?, let hi?): " (allowed \(FieldValue.format(lo))..\(FieldValue.format(hi)))"
         default: ""
         }
+    }
+
+    /// A number a number field cannot keep as written: past 2^53 a double holds whole numbers
+    /// only to its precision (`9007199254740993` was stored as `…992`, a 30-digit price as
+    /// `1.23456789012346e29`), and a nonzero value below its range is 0 (`1e-400`). Nil when
+    /// the value is kept exactly (`1e18`, `9007199254740992.00`) or written in scientific
+    /// notation past 2^53 (an approximation by its writing). Called for 0 and past 2^53 only.
+    private func lostDigits(_ d: Double, _ text: String) -> Finding? {
+        let mantissa = text.prefix { $0 != "e" && $0 != "E" }
+        var digits = String(mantissa.filter { ("0"..."9").contains($0) })
+        while digits.hasPrefix("0") { digits.removeFirst() }
+        while digits.hasSuffix("0") { digits.removeLast() }
+        if d == 0 {
+            return digits.isEmpty ? nil : finding(.fieldType, text, "is too small to keep (it would be 0); check the value")
+        }
+        guard mantissa.count == text.count else { return nil }
+        var kept = abs(d) < 18_446_744_073_709_551_616 ? String(UInt64(abs(d))) : ""
+        while kept.hasSuffix("0") { kept.removeLast() }
+        guard digits != kept else { return nil }
+        return finding(
+            .fieldType, text,
+            "has more digits than a number field keeps (about 15 significant digits): it would be stored as "
+                + "\(FieldValue.format(d)); check the value, or round it")
     }
 
     private func numberFailure(_ f: ValueParser.NumberFailure, _ text: String, whole: Bool) -> Finding {

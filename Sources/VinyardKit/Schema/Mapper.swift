@@ -949,7 +949,7 @@ public final class Mapper {
     static func normalizedName(_ s: String) -> String {
         // Composed (NFC) first: `Zürich` typed with a precomposed ü and with u + a combining mark
         // is one place, not two keys.
-        s.precomposedStringWithCanonicalMapping.lowercased().split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        s.composedLinearly.lowercased().split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
     }
 
     /// A coordinate rounded to 1e-6, written with six decimals (`52.354750`).

@@ -37,7 +37,7 @@ public struct Schema: Sendable, Hashable, Codable {
         var depth = 0
         // Accents are set aside (`Kilométrage` is `kilometrage`, `Türen` is `turen`): decomposed,
         // then the combining marks dropped. Both sides of every lookup are folded alike.
-        for ch in s.decomposedStringWithCanonicalMapping.unicodeScalars where ch.properties.generalCategory != .nonspacingMark {
+        for ch in s.decomposedLinearly.unicodeScalars where ch.properties.generalCategory != .nonspacingMark {
             switch ch {
             case "(", "[": depth += 1
             case ")", "]": depth = max(0, depth - 1)

@@ -49,10 +49,11 @@ struct Decode: ParsableCommand {
             // A byte-order mark (a list saved by a Windows editor) is not part of a VIN.
             let ignored = CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}"))
             var firstLine = true
-            func nextVIN() -> String? {
+            var lines = StandardInputLines(limit: 1024, holding: "one VIN (17 characters)")
+            func nextVIN() throws -> String? {
                 while true {
                     if readingStandardInput {
-                        if let line = readLine(strippingNewline: true) {
+                        if let line = try lines.next() {
                             let trimmed = line.trimmingCharacters(in: ignored)
                             // A column cut from a CSV starts with its header (`cut -d, -f1 fleet.csv`).
                             defer { if !trimmed.isEmpty { firstLine = false } }
@@ -66,7 +67,7 @@ struct Decode: ParsableCommand {
                     if vin == "-" { readingStandardInput = true } else { return vin }
                 }
             }
-            guard var vin = nextVIN() else {
+            guard var vin = try nextVIN() else {
                 throw VinyardError(.usage, "no VIN given; pass VINs as arguments or `-` to read them from standard input")
             }
             let year = VINDecoder.currentCalendarYear
@@ -84,7 +85,7 @@ struct Decode: ParsableCommand {
                 case .text: try write((first ? "" : "\n") + DecodeOutput.text(analysis))
                 }
                 first = false
-                guard let next = nextVIN() else { break }
+                guard let next = try nextVIN() else { break }
                 vin = next
             }
             if format == .json { try write("]\n") }
