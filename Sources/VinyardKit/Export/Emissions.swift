@@ -220,15 +220,13 @@ public struct EmissionsCalculator {
     }
 
     private func missing(table: ExportTable, conditions: [Condition], usable: String) throws -> EmissionsSummary {
+        var summary = EmissionsSummary(vehicles: 0, total: 0, withoutOdometer: 0, withoutOdometerKeys: [])
+        summary.withoutOdometer = try count(table: table, conditions: conditions, terms: ["NOT (\(usable))"])
+        guard summary.withoutOdometer > 0 else { return summary }
         let (terms, arguments) = try table.whereTerms(conditions)
         let whereSQL = (terms + ["NOT (\(usable))"]).joined(separator: " AND ")
         let key = quoteIdentifier(table.keyColumn)
-        var summary = EmissionsSummary(vehicles: 0, total: 0, withoutOdometer: 0, withoutOdometerKeys: [])
         do {
-            let count = try store.prepareQuery(
-                "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(whereSQL)", arguments: arguments)
-            if try count.step() { summary.withoutOdometer = Int(count.int64(0)) }
-            guard summary.withoutOdometer > 0 else { return summary }
             let list = try store.prepareQuery(
                 "SELECT \(key) FROM \(quoteIdentifier(table.name)) WHERE \(whereSQL) ORDER BY \(key) LIMIT \(EmissionsSummary.listedKeys)",
                 arguments: arguments)

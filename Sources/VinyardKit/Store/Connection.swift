@@ -161,10 +161,6 @@ public final class Connection {
     }
 }
 
-/// The `vinyard_fold` SQL function: NULL for NULL, else the value's text in lower case (ASCII
-/// byte by byte, anything else through Swift's Unicode `lowercased()`). A real is its text as
-/// exports write it (``FieldValue/decimalText(_:)``: `1000000`, `0.00001`), not SQLite's
-/// (`1000000.0`, `1.0e-05`), so `~` finds what the user sees.
 extension Connection {
     /// Text as `vinyard_fold` compares it, for `--where`'s case-insensitive `=`, `!=`, `in` and `~`:
     /// lower case, and `ß` (and `ẞ`) as `ss`, the way `STRASSE` writes `Straße` in capitals.
@@ -174,6 +170,10 @@ extension Connection {
     }
 }
 
+/// The `vinyard_fold` SQL function: NULL for NULL, else the value's text in lower case (ASCII
+/// byte by byte, anything else through ``Connection/caseless(_:)``). A real is its text as
+/// exports write it (``FieldValue/decimalText(_:)``: `1000000`, `0.00001`), not SQLite's
+/// (`1000000.0`, `1.0e-05`), so `~` finds what the user sees.
 private let foldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
     context, count, values in
     guard count == 1, let values, let value = values[0], sqlite3_value_type(value) != SQLITE_NULL else {
