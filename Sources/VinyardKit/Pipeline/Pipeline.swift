@@ -654,26 +654,23 @@ final class RecordChecker {
             let code = Optional(check.yearCode), code != 0, let base = VINDecoder.yearBase(code)
         {
             let onCycle = declared >= Int64(base) && (declared - Int64(base)) % 30 == 0 && declared <= Int64(options.currentYear + 1)
-            if !onCycle, case let candidates = check.modelYears, !candidates.isEmpty {
-                let list = candidates.map(String.init).joined(separator: " or ")
+            func mismatch(_ meaning: String) {
                 record.findings.append(
                     Finding(
                         .vinYearMismatch, .warning, field: "model_year",
                         message: "model year is \(declared) but position 10 of the VIN ('\(Character(Unicode.Scalar(code)))') "
-                            + "means \(list); check the model year or the VIN",
+                            + "\(meaning); check the model year or the VIN",
                         input: record.provenance.input, line: record.provenance.line, element: record.provenance.index))
+            }
+            if !onCycle, case let candidates = check.modelYears, !candidates.isEmpty {
+                mismatch("means " + candidates.map(String.init).joined(separator: " or "))
             } else if onCycle, declared >= 2010, let best = check.modelYear, best < 2010,
                 let p7 = vin.utf8.dropFirst(6).first, p7 >= UInt8(ascii: "0"), p7 <= UInt8(ascii: "9")
             {
                 // On position 10's cycle, but where the position-7 rule holds (``VINDecoder/bestYear``:
                 // North American cars and light trucks) a digit there means 1980-2009: a 1995
                 // F-150 written as 2025 (`…15N4S…`) is no 2025 model.
-                record.findings.append(
-                    Finding(
-                        .vinYearMismatch, .warning, field: "model_year",
-                        message: "model year is \(declared) but position 10 of the VIN ('\(Character(Unicode.Scalar(code)))') with a digit at position 7 "
-                            + "means \(best) (a letter there would mean \(declared)); check the model year or the VIN",
-                        input: record.provenance.input, line: record.provenance.line, element: record.provenance.index))
+                mismatch("with a digit at position 7 means \(best) (a letter there would mean \(declared))")
             }
         }
     }

@@ -170,10 +170,7 @@ public final class CSVReader: RecordReader {
             }
             let startLine = line
             if scanned.strayQuoteLine >= 0 {
-                let text = buffer.withBytes { p in
-                    let slice = UnsafeBufferPointer(rebasing: p[scanned.start..<scanned.contentEnd])
-                    return TextDecoding.decode(slice, encoding: encoding, recordIsUTF8: TextDecoding.isValidUTF8(slice))
-                }
+                let text = text(of: scanned)
                 consume(scanned)
                 let finding = Finding(
                     .rowMalformed, .error,
@@ -203,10 +200,7 @@ public final class CSVReader: RecordReader {
             if fields.count != header.count || spans.overflowed {
                 let overflowed = spans.overflowed
                 let found = overflowed ? "more than \(header.count + Self.maxExtraFields)" : "\(fields.count)"
-                let text = buffer.withBytes { p in
-                    let slice = UnsafeBufferPointer(rebasing: p[scanned.start..<scanned.contentEnd])
-                    return TextDecoding.decode(slice, encoding: encoding, recordIsUTF8: TextDecoding.isValidUTF8(slice))
-                }
+                let text = text(of: scanned)
                 consume(scanned)
                 let finding = Finding(
                     .rowRagged, .error,
@@ -267,6 +261,14 @@ public final class CSVReader: RecordReader {
         if m == n + 3 { return value.utf8.dropFirst(3).elementsEqual(name.utf8) }
         return m == n + 5 && value.utf8.dropFirst(3).first == 0x22 && value.utf8.last == 0x22
             && value.utf8.dropFirst(4).dropLast().elementsEqual(name.utf8)
+    }
+
+    /// A scanned record's bytes as text (a reject keeps them).
+    private func text(of scanned: Scanned) -> String {
+        buffer.withBytes { p in
+            let slice = UnsafeBufferPointer(rebasing: p[scanned.start..<scanned.contentEnd])
+            return TextDecoding.decode(slice, encoding: encoding, recordIsUTF8: TextDecoding.isValidUTF8(slice))
+        }
     }
 
     private func isBlank(_ s: Scanned) -> Bool {
