@@ -15,8 +15,8 @@ struct Vinyard: ParsableCommand {
               vinyard decode 1HGCM82633A004352
 
             Exit status: 0 success; 1 validate found errors (or import --strict rejected \
-            records); 64 usage; 65 malformed input; 66 missing input; 73 cannot create output; \
-            74 I/O or database error; 130 or 143 import interrupted (SIGINT, SIGTERM; rolled back).
+            records); 64 usage; 65 malformed input; 66 missing input; 74 cannot \
+            create or write an output, I/O or database error; 130 or 143 import interrupted (SIGINT, SIGTERM; rolled back).
 
             Shell completion: vinyard --generate-completion-script bash|zsh|fish
             """,

@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct SupportTests {
     @Test(arguments: [
-        (VinyardError.Code.usage, Int32(64)), (.malformedInput, 65), (.missingInput, 66), (.cantCreate, 73), (.io, 74),
+        (VinyardError.Code.usage, Int32(64)), (.malformedInput, 65), (.missingInput, 66), (.cantCreate, 74), (.io, 74),
     ])
     func exitStatuses(_ code: VinyardError.Code, _ status: Int32) {
         #expect(code.exitStatus == status)

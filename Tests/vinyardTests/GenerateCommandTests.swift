@@ -77,7 +77,7 @@ import Testing
         let out = dir.appendingPathComponent("d.csv").path
         let truth = dir.appendingPathComponent("missing/truth.json").path
         let r = try runVinyard(["generate", "--rows", "10", "-o", out, "--truth", truth])
-        #expect(r.status == 73)
+        #expect(r.status == 74)
         #expect(r.stderr.hasPrefix("error: \(truth): cannot create"), "\(r.stderr)")
         #expect(!r.stderr.contains("NSCocoaErrorDomain"))
         #expect(!FileManager.default.fileExists(atPath: out))

@@ -231,10 +231,10 @@ extension Review18Tests {
         try Data("x".utf8).write(to: file)
         let output = file.appendingPathComponent("out.csv").path
         let r = try runVinyard(["export", "--db", db, "-o", output])
-        #expect(r.status == 73, "\(r.stderr)")
+        #expect(r.status == 74, "\(r.stderr)")
         #expect(r.stderr.contains("\(output): cannot create output") && !r.stderr.contains(".vinyard-"), "\(r.stderr)")
         let c = try runVinyard(["convert", sample("fleet.csv"), "-o", output])
-        #expect(c.status == 73, "\(c.stderr)")
+        #expect(c.status == 74, "\(c.stderr)")
         #expect(c.stderr.contains("\(output): cannot create output") && !c.stderr.contains(".vinyard-"), "\(c.stderr)")
     }
 }

@@ -48,6 +48,8 @@ public struct EmissionsCalculator {
     public var tiers: EmissionTiers
     /// CSV only: the cell delimiter (a tab for a `.tsv` output).
     public var delimiter = UInt8(ascii: ",")
+    /// A progress line for vehicles written.
+    public var progress: ProgressLine?
 
     /// The contract's columns.
     public static let defaultColumns = ["vin", "make", "model", "odometer_km", "emissions"]
@@ -134,6 +136,8 @@ public struct EmissionsCalculator {
         let fixed = tiers.fixedPoint()
         var fixedTotal: Int64 = 0
         var rows = 0
+        progress?.begin("emissions", totalBytes: nil)
+        defer { progress?.finish() }
         do {
             writer.begin()
             var cells: [EmissionsWriter.Cell] = []
@@ -161,6 +165,7 @@ public struct EmissionsCalculator {
                 let point = format == .geojson ? (statement.double(keyIndex + 2), statement.double(keyIndex + 1)) : nil
                 try writer.write(cells, key: statement.text(keyIndex) ?? "", point: point)
                 rows += 1
+                if rows & 0x3FFF == 0 { progress?.update(records: rows) }
             }
             summary.vehicles = rows
             summary.total = total + (fixed?.decimal(fixedTotal) ?? 0)

@@ -46,6 +46,8 @@ public struct Exporter {
     public var guardFormulas: Bool
     /// CSV only: the cell delimiter (a tab for a `.tsv` output).
     public var delimiter = UInt8(ascii: ",")
+    /// A progress line for rows written (a sorted export shows it once SQLite's sort is done).
+    public var progress: ProgressLine?
 
     public init(store: VinyardStore, guardFormulas: Bool = true) {
         self.store = store
@@ -85,11 +87,14 @@ public struct Exporter {
             sink: sink, format: format, columns: columns, kinds: select.map(\.kind), coordinates: coordinates,
             guardFormulas: guardFormulas, delimiter: delimiter)
         var rows = 0
+        progress?.begin("export \(table.name)", totalBytes: nil)
+        defer { progress?.finish() }
         do {
             writer.begin()
             while try statement.step() {
                 try writer.write(statement)
                 rows += 1
+                if rows & 0x3FFF == 0 { progress?.update(records: rows) }
             }
             try writer.finish()
         } catch let error as StoreError {

@@ -27,9 +27,13 @@ public enum StagedOutputs {
     public static func register(_ path: String) { _ = staged.withLock { $0.insert(path) } }
     public static func unregister(_ path: String) { _ = staged.withLock { $0.remove(path) } }
 
-    /// Removes every staging file not yet moved into place (on SIGINT or SIGTERM).
-    public static func removeAll() {
-        for path in staged.withLock({ $0 }) { unlink(path) }
+    /// Removes every staging file not yet moved into place (on SIGINT or SIGTERM); true when
+    /// there was one.
+    @discardableResult
+    public static func removeAll() -> Bool {
+        let paths = staged.withLock { $0 }
+        for path in paths { unlink(path) }
+        return !paths.isEmpty
     }
 }
 

@@ -521,12 +521,15 @@ final class FieldTyper {
     }
 
     /// True when `text` is one well-formed JSON array and nothing else.
-    static func isJSONArray(_ text: String) -> Bool {
+    /// The JSON array `text` holds (white space around it allowed); nil for anything else.
+    static func jsonArray(_ text: String) -> RawValue? {
         var text = text
         return text.withUTF8 { bytes in
             var parser = JSONParser()
-            guard case .value(.array, let end) = parser.parse(bytes, from: 0, final: true) else { return false }
-            return bytes[end...].allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+            guard case .value(let value, let end) = parser.parse(bytes, from: 0, final: true), case .array = value,
+                bytes[end...].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D })
+            else { return nil }
+            return value
         }
     }
 
@@ -534,15 +537,17 @@ final class FieldTyper {
         s.count <= 80 ? s : String(s.prefix(77)) + "..."
     }
 
-    /// A list value as JSON array text: an array as JSON; text that already is a JSON array kept
-    /// as written; any other scalar (also bracketed text that is not JSON, `[not json]`) as a
+    /// A list value as JSON array text: an array as JSON; text that already is a JSON array (a CSV
+    /// cell `["a", "b"]`) written as that array is from JSON input, compact (`["a","b"]`: kept as
+    /// typed, the same list from a CSV file and a JSON one made a re-run an update and a merge a
+    /// `key.conflict`); any other scalar (also bracketed text that is not JSON, `[not json]`) as a
     /// one-element array.
     private func arrayText(_ raw: RawValue) -> String {
         switch raw {
         case .array: return JSONText.encode(raw)
         case .string(let s):
             let t = ValueParser.trimmed(s)
-            if t.hasPrefix("["), t.hasSuffix("]"), Self.isJSONArray(t) { return t }
+            if t.hasPrefix("["), t.hasSuffix("]"), let array = Self.jsonArray(t) { return JSONText.encode(array) }
             return JSONText.encode(.array([.string(t)]))
         default:
             return JSONText.encode(.array([raw]))

@@ -258,8 +258,11 @@ extension ValueParser {
     }
 
     /// An ISO 8601 date-time `yyyy-MM-ddTHH:mm[:ss[.fff]][Z|±HH:MM|±HHMM|±HH]` (a space instead of
-    /// `T` is accepted and written as `T`). The time-zone offset is kept exactly as written, never
-    /// converted. A bare date is returned as the date. Nil when anything is out of range.
+    /// `T` is accepted and written as `T`). The time-zone offset is kept, never converted, and
+    /// written in the one form SQLite's date functions read, `±HH:MM` (`+0200` and `+02` as
+    /// `+02:00`, `z` as `Z`, a decimal comma in the seconds as a point): written as they came, such
+    /// values were stored but `julianday()` read them as NULL, so `--where` and `--sort` on the
+    /// instant left them out. A bare date is returned as the date. Nil when anything is out of range.
     public static func parseDateTime(_ s: String) -> String? {
         let b = Array(s.utf8)
         guard b.count >= 10, let date = isoPatterns[0].parse(String(decoding: b[0..<10], as: UTF8.self)) else {
@@ -275,10 +278,13 @@ extension ValueParser {
             return v <= limit
         }
         guard two(23), i < b.count, b[i] == UInt8(ascii: ":"), { i += 1; return true }(), two(59) else { return nil }
+        var out = b
+        out[10] = UInt8(ascii: "T")
         if i < b.count, b[i] == UInt8(ascii: ":") {
             i += 1
             guard two(60) else { return nil }
             if i < b.count, b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",") {
+                out[i] = UInt8(ascii: ".")
                 i += 1
                 let start = i
                 while i < b.count, isDigit(b[i]) { i += 1 }
@@ -286,21 +292,28 @@ extension ValueParser {
             }
         }
         if i < b.count {
+            let zone = i
             switch b[i] {
             case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+                out[i] = UInt8(ascii: "Z")
                 i += 1
             case UInt8(ascii: "+"), UInt8(ascii: "-"):
                 i += 1
                 guard two(23) else { return nil }
+                let hours = out[zone..<i]
+                var minutes: ArraySlice<UInt8> = [0x30, 0x30]
                 if i < b.count, b[i] == UInt8(ascii: ":") { i += 1 }
-                if i < b.count { guard two(59) else { return nil } }
+                if i < b.count {
+                    let start = i
+                    guard two(59) else { return nil }
+                    minutes = b[start..<i]
+                }
+                out = Array(out[..<zone]) + hours + [UInt8(ascii: ":")] + minutes
             default:
                 return nil
             }
         }
         guard i == b.count else { return nil }
-        var out = b
-        out[10] = UInt8(ascii: "T")
         return String(decoding: out, as: UTF8.self)
     }
 

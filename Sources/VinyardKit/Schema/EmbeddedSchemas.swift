@@ -194,11 +194,11 @@ enum EmbeddedSchemas {
   },
   "body_class": {
     "sedan": ["sedan", "saloon", "limousine", "berline", "notchback"],
-    "hatchback": ["hatchback", "hatch", "liftback", "schraegheck", "fließheck"],
+    "hatchback": ["hatchback", "hatch", "liftback", "schraegheck", "schragheck", "fließheck"],
     "wagon": ["wagon", "station wagon", "estate", "kombi", "touring", "avant", "break", "shooting brake"],
     "coupe": ["coupe", "coupé"],
     "convertible": ["convertible", "cabriolet", "cabrio", "roadster", "spyder", "spider", "drop top"],
-    "suv": ["suv", "sport utility vehicle", "sport utility", "off-road", "offroad", "4x4 suv", "gelaendewagen"],
+    "suv": ["suv", "sport utility vehicle", "sport utility", "off-road", "offroad", "4x4 suv", "gelaendewagen", "gelandewagen"],
     "crossover": ["crossover", "cuv", "crossover utility vehicle"],
     "minivan": ["minivan", "mpv", "multi-purpose vehicle", "people carrier", "van/minivan", "kompaktvan"],
     "pickup": ["pickup", "pick-up", "pickup truck", "regular cab pickup", "extended cab pickup", "crew cab pickup", "double cab", "ute"],

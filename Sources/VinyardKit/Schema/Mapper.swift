@@ -775,12 +775,15 @@ public final class Mapper {
         var longitude: CoordinateValidator.CoordinateInput?
 
         for entry in plan {
-            let value = fields[entry.rawIndex].value
+            var value = fields[entry.rawIndex].value
             if FieldTyper.isEmpty(value) { continue }
             switch entry.slot.kind {
             case .assign(let f, let factor, let pattern, let asJSON):
                 if touched[f] { continue }
                 touched[f] = true
+                if f == known.sourceID, case .number(let n) = value, let whole = Self.wholeNumberText(n) {
+                    value = .number(whole)
+                }
                 if f == known.latitude || f == known.longitude {
                     let input = coordinate(raw.mayHaveFormulaGuard ? FieldTyper.unguarded(value) : value)
                     if f == known.latitude { latitude = input } else { longitude = input }
@@ -904,6 +907,20 @@ public final class Mapper {
         default:
             return .init(text: JSONText.encode(value), value: nil)
         }
+    }
+
+    /// A JSON number written with a zero fraction or an exponent (`271004312.0`, `2.71004312e8`,
+    /// as tools that hold ids as floats write them) as the whole number it is (`271004312`);
+    /// nil for any other number. A record id is a key: written either way, it is one vehicle.
+    static func wholeNumberText(_ n: String) -> String? {
+        guard n.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
+            let d = Decimal(string: n, locale: Locale(identifier: "en_US_POSIX")), d.isFinite,
+            abs(d) < Decimal(string: "1e30")!
+        else { return nil }
+        var value = d, rounded = Decimal()
+        NSDecimalRound(&rounded, &value, 0, .plain)
+        guard rounded == d else { return nil }
+        return "\(rounded)"
     }
 
     private func text(_ values: [FieldValue?], _ index: Int?) -> String? {

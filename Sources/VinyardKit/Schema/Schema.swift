@@ -38,11 +38,14 @@ public struct Schema: Sendable, Hashable, Codable {
         var out: [UInt8] = []
         var depth = 0
         // Accents are set aside (`Kilométrage` is `kilometrage`, `Türen` is `turen`): decomposed,
-        // then the combining marks dropped. Both sides of every lookup are folded alike.
+        // then the combining marks dropped; `ß` is `ss` (`Fließheck` is `Fliessheck`, as German is
+        // written without it). Both sides of every lookup are folded alike.
         for ch in s.decomposedLinearly.unicodeScalars where ch.properties.generalCategory != .nonspacingMark {
             switch ch {
             case "(", "[": depth += 1
             case ")", "]": depth = max(0, depth - 1)
+            case "\u{DF}", "\u{1E9E}":
+                if depth == 0 { out += [UInt8(ascii: "s"), UInt8(ascii: "s")] }
             default:
                 if depth == 0, ch.properties.isAlphabetic || ch.properties.numericType != nil {
                     for scalar in ch.properties.lowercaseMapping.unicodeScalars {

@@ -157,7 +157,7 @@ public final class VinyardStore {
         let fm = FileManager.default
         if fm.fileExists(atPath: path, isDirectory: &isDirectory) {
             // A database to read (export, emissions, stats) is an input: a directory or a special
-            // file there is a missing input (66), as for an input file; a writer cannot create it (73).
+            // file there is a missing input (66), as for an input file; a writer cannot create it (74).
             if isDirectory.boolValue {
                 throw VinyardError(readOnly ? .missingInput : .cantCreate, "\(path) is a directory, not a database file; choose a file path for --db")
             }

@@ -19,6 +19,12 @@ public final class ProgressLine: @unchecked Sendable {
         self.enabled = enabled && isatty(STDERR_FILENO) == 1
     }
 
+    /// A line for a command that writes rows to `output` (`-`: standard output): off as well
+    /// when those rows go to the same terminal, where the line would break into them.
+    public convenience init(enabled: Bool, output: String) {
+        self.init(enabled: enabled && !(output == "-" && isatty(STDOUT_FILENO) == 1))
+    }
+
     /// Whether anything will be drawn.
     public var isActive: Bool { enabled }
 
@@ -38,20 +44,27 @@ public final class ProgressLine: @unchecked Sendable {
         draw(bytesRead: bytesRead)
     }
 
-    private func draw(bytesRead: Int64) {
+    /// Reports rows written where no byte count applies (an export): rows and rows per second.
+    public func update(records: Int) {
+        guard enabled else { return }
+        self.records = records
+        draw(bytesRead: nil)
+    }
+
+    private func draw(bytesRead: Int64?) {
         let now = Date()
         guard now.timeIntervalSince(lastDraw) >= minInterval else { return }
         lastDraw = now
         let elapsed = max(now.timeIntervalSince(start), 0.001)
         let rate = Double(records) / elapsed
         var line = "\(label)  \(Self.grouped(records)) records  \(Self.grouped(Int(rate)))/s"
-        if let total = totalBytes, total > 0 {
+        if let bytesRead, let total = totalBytes, total > 0 {
             let fraction = min(1, Double(bytesRead) / Double(total))
             let eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0
             line += String(
                 format: "  %@ / %@  %3.0f%%  ETA %@", Self.bytes(bytesRead), Self.bytes(total), fraction * 100,
                 Self.duration(eta))
-        } else {
+        } else if let bytesRead {
             line += "  " + Self.bytes(bytesRead)
         }
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))

@@ -15,7 +15,8 @@ public struct VinyardError: Error, CustomStringConvertible, Sendable {
         public static var malformedInput: Self { .init(.malformedInput) }
         /// An input file does not exist or cannot be opened (exit 66, `EX_NOINPUT`).
         public static var missingInput: Self { .init(.missingInput) }
-        /// An output file cannot be created (exit 73, `EX_CANTCREAT`).
+        /// An output file or database cannot be created or written (exit 74, DESIGN.md's I/O error;
+        /// the JSON error's kind stays `cant_create`).
         public static var cantCreate: Self { .init(.cantCreate) }
         /// Reading or writing failed (exit 74, `EX_IOERR`).
         public static var io: Self { .init(.io) }
@@ -28,8 +29,7 @@ public struct VinyardError: Error, CustomStringConvertible, Sendable {
             case .usage: 64
             case .malformedInput: 65
             case .missingInput: 66
-            case .cantCreate: 73
-            case .io, .store: 74
+            case .cantCreate, .io, .store: 74
             }
         }
         public var description: String { kind.rawValue }

@@ -48,7 +48,7 @@ struct Convert: ParsableCommand {
     var guardFormulas = false
 
     func run() throws {
-        removeStagedOutputsOnSignal()
+        removeStagedOutputsOnSignal(command: "convert")
         try reportingErrors {
             guard input.inputs.count == 1, let path = input.inputs.first else {
                 throw VinyardError(.usage, "convert takes exactly one input (got \(input.inputs.count))")

@@ -11,7 +11,9 @@ struct Decode: ParsableCommand {
             (length, characters, check digit, model-year code, placeholders, known manufacturer code) \
             and decoded without any network access: region and country (ISO 3780), manufacturer \
             and make (NHTSA vPIC WMI table), candidate model years from position 10 and the best one \
-            (the position-7 rule for North American vehicles, never later than next year), plant \
+            (the position-7 rule for cars and light trucks built for North America: North American \
+            VINs, and Japanese and Korean ones with a right check digit and a known maker code; never \
+            later than next year), plant \
             code and serial number.
 
             A wrong check digit is an error for North American and Chinese VINs and a warning \
@@ -23,9 +25,11 @@ struct Decode: ParsableCommand {
               vinyard decode 1HGCM82633A004352 KNAFU4A2XD5739551 --format json
               vinyard decode 1M8GDM9AXKP042788          # check digit X
               vinyard decode 1HGCM8Z633A004352          # Z typed for 2: suggests 1HGCM82633A004352
-              cut -d, -f1 fleet.csv | vinyard decode - --format json
+              tail -n +2 fleet.csv | cut -d, -f1 | vinyard decode - --format json
 
-            Exit status: 0 when the VINs were decoded, even if some are invalid; 64 when no VIN is given.
+            Exit status: 0 when the VINs were decoded, even if some are invalid; 64 when no VIN is \
+            given; 65 when a line of standard input is longer than 1,024 bytes; 74 when the output \
+            cannot be written.
             """
     )
 

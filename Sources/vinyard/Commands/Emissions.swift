@@ -45,7 +45,7 @@ struct Emissions: ParsableCommand {
     var columns: String?
 
     func run() throws {
-        removeStagedOutputsOnSignal()
+        removeStagedOutputsOnSignal(command: "emissions")
         try reportingErrors {
             let output = query.output ?? "-"
             try checkOutputsAreNotRead([("-o", output)], reads: databaseFiles(query.db))
@@ -67,6 +67,7 @@ struct Emissions: ParsableCommand {
             let store = try VinyardStore(path: query.db, readOnly: true)
             var calculator = EmissionsCalculator(store: store, tiers: bands)
             calculator.delimiter = OutputFormat.csvDelimiter(format: format, fileName: output)
+            calculator.progress = query.progressLine()
             let sink = DeferredSink(path: output)
             let summary = try calculator.run(parsed, format: reportFormat, to: sink)
             if reportFormat != .text, !summary.withoutOdometerLines.isEmpty {

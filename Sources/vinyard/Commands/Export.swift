@@ -63,7 +63,7 @@ struct Export: ParsableCommand {
     var rawCells = false
 
     func run() throws {
-        removeStagedOutputsOnSignal()
+        removeStagedOutputsOnSignal(command: "export")
         try reportingErrors {
             let output = query.output ?? "-"
             try checkOutputsAreNotRead([("-o", output)], reads: databaseFiles(query.db))
@@ -80,6 +80,7 @@ struct Export: ParsableCommand {
             let store = try VinyardStore(path: query.db, readOnly: true)
             var exporter = Exporter(store: store, guardFormulas: !rawCells)
             exporter.delimiter = OutputFormat.csvDelimiter(format: format, fileName: output)
+            exporter.progress = query.progressLine()
             let sink = DeferredSink(path: output)
             let summary = try exporter.export(parsed, format: exportFormat, to: sink)
             if exportFormat == .geojson, summary.skippedWithoutCoordinates > 0 {

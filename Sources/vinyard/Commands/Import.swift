@@ -20,8 +20,8 @@ struct Import: ParsableCommand {
             --strict: any rejected record rolls the whole import back (exit 1).
 
             Exit status: 0 success; 1 --strict and records were rejected; 64 usage; 65 malformed \
-            input or a --db that is not a Vinyard database; 66 missing input; 73 cannot create the \
-            database; 74 I/O or database error; 130 or 143 interrupted (SIGINT, SIGTERM: the run is \
+            input or a --db that is not a Vinyard database; 66 missing input; 74 cannot create or \
+            write the database, I/O or database error; 130 or 143 interrupted (SIGINT, SIGTERM: the run is \
             rolled back).
 
             Examples:
@@ -68,8 +68,8 @@ struct Import: ParsableCommand {
             guard !existed else { return }
             VinyardStore.removeIfUnused(path: db)
         }
-        // A JSON report on standard output (not when the rejects go there).
-        let jsonReport = report == .json && rejects != "-"
+        // A JSON report on standard output (on standard error when the rejects go there).
+        let json = JSONReportDestination(report: report, rejects: rejects)
         let interruption = ImportInterruption(database: db)
         // Interrupted while the run waits outside SQLite (for standard input, say): the watcher
         // exits for it, removing the database this run created if nothing else was committed there,
@@ -80,9 +80,8 @@ struct Import: ParsableCommand {
                 Data(ImportInterruption.message(signal: signal, database: db, committed: committed, removed: removed).utf8))
             // A JSON report's reader gets a JSON ending too (it got nothing); after the commit
             // the report itself has been printed.
-            if !committed, jsonReport {
-                try? FileByteSink.writeStandardOutput(
-                    errorReportJSON(kind: "interrupted", message: ending, exitStatus: 128 + signal) + "\n")
+            if !committed {
+                json.write(errorReportJSON(kind: "interrupted", message: ending, exitStatus: 128 + signal))
             }
         }
         interruption.giveUp = { signal, connection in
@@ -96,7 +95,7 @@ struct Import: ParsableCommand {
             reportInterruption(signal, committed: committed, removed: removed)
             throw ExitCode(128 + signal)
         }
-        try reportingErrors(jsonReport: jsonReport) {
+        try reportingErrors(json: json) {
             // Before anything is opened: a --rejects file that is an input or the database
             // itself would destroy it.
             try checkOutputsAreNotRead(
@@ -201,7 +200,12 @@ struct Import: ParsableCommand {
                     title += ": nothing changed (\(result.rejected) rejected, the rest already there)"
                 }
             }
-            try printReport(result, format: report, title: title)
+            do {
+                try printReport(result, format: report, title: title)
+            } catch let error as VinyardError {
+                // The run is in the database: a script that sees 74 must not take it for a failed import.
+                throw VinyardError(error.code, "\(error.message) (the import itself was committed: run \(run.runID) is in \(db))")
+            }
             return false
         }
     }

@@ -16,7 +16,8 @@ struct Validate: ParsableCommand {
             FILE ends in .jsonl, a JSON array when .json), ready to send back.
 
             Exit status: 0 when no record is rejected, 1 when some are, 64 usage, 65 malformed \
-            input, 66 missing input.
+            input, 66 missing input, 74 when the rejects file or the report cannot be written, \
+            130 or 143 interrupted (SIGINT, SIGTERM).
 
             Examples:
               vinyard validate Samples/fleet.csv
@@ -41,8 +42,9 @@ struct Validate: ParsableCommand {
 
     func run() throws {
         var rejected = 0
-        removeStagedOutputsOnSignal()
-        try reportingErrors(jsonReport: report == .json && rejects != "-") {
+        let json = JSONReportDestination(report: report, rejects: rejects)
+        removeStagedOutputsOnSignal(command: "validate", json: json)
+        try reportingErrors(json: json) {
             try checkOutputsAreNotRead([("--rejects", rejects)], reads: input.inputs.map { ("input", $0) })
             let catalog = try pipeline.catalog()
             let options = try pipeline.pipelineOptions(read: try input.readOptions(), catalog: catalog)

@@ -2,19 +2,40 @@ import ArgumentParser
 import Foundation
 import VinyardKit
 
+/// Where a command's JSON report goes: nowhere (a text report), standard output, or standard
+/// error (`--rejects -` puts the rejects on standard output).
+enum JSONReportDestination: Sendable {
+    case none, standardOutput, standardError
+
+    /// The destination for `--report` and `--rejects`.
+    init(report: ReportFormat, rejects: String?) {
+        self = report != .json ? .none : rejects == "-" ? .standardError : .standardOutput
+    }
+
+    /// Writes `json` and a line end there (nothing for ``none``); a failed write is ignored (the
+    /// exit status tells).
+    func write(_ json: String) {
+        switch self {
+        case .none: break
+        case .standardOutput: try? FileByteSink.writeStandardOutput(json + "\n")
+        case .standardError: FileHandle.standardError.write(Data((json + "\n").utf8))
+        }
+    }
+}
+
 /// Runs a command body, turning a ``VinyardError`` into a one-line `error: …` on standard error
 /// and its documented exit status.
 ///
-/// With `jsonReport` (`--report json`, whose report is on standard output) the failure is also
-/// one JSON object on standard output, `{"error": {"kind", "message", "exit_status"}}`, so a
-/// script that parses the report gets an object on every run instead of nothing (a malformed
-/// input printed no report at all).
-func reportingErrors(jsonReport: Bool = false, _ body: () throws -> Void) throws {
+/// With a JSON report (`--report json`) the failure is also one JSON object where the report
+/// would have gone, `{"error": {"kind", "message", "exit_status"}}`, so a script that parses the
+/// report gets an object on every run instead of nothing (a malformed input printed no report at
+/// all; with `--rejects -`, neither did any failure).
+func reportingErrors(json: JSONReportDestination = .none, _ body: () throws -> Void) throws {
     do {
         try body()
     } catch let error as VinyardError {
         FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
-        if jsonReport { try? FileByteSink.writeStandardOutput(errorReportJSON(error) + "\n") }
+        json.write(errorReportJSON(error))
         throw ExitCode(error.code.exitStatus)
     }
 }

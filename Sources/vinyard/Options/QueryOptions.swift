@@ -24,6 +24,12 @@ struct QueryOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: "Output file ('-' or absent: standard output; gzip when it ends in .gz).")
     var output: String?
 
+    @Flag(name: .shortAndLong, help: "No progress line (it is drawn only on a terminal, and not when the rows go to it).")
+    var quiet = false
+
+    /// The progress line for rows written to `output`.
+    func progressLine() -> ProgressLine { ProgressLine(enabled: !quiet, output: output ?? "-") }
+
     func validate() throws {
         if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more.") }
     }
