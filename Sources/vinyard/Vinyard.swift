@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import VinyardKit
 
 @main
@@ -32,4 +33,11 @@ struct Vinyard: ParsableCommand {
             Stats.self,
         ]
     )
+
+    /// `vinyard` without a command: the help on standard error and exit 64, a usage error (it
+    /// printed the help and exited 0, which a script took for success). `--help` still exits 0.
+    func run() throws {
+        FileHandle.standardError.write(Data((Self.helpMessage() + "\n").utf8))
+        throw ExitCode(64)
+    }
 }

@@ -144,6 +144,15 @@ import VinyardKit
 }
 
 extension Review20Tests {
+    /// `vinyard` without a command is a usage error (64) with the help on standard error; it
+    /// exited 0. `--help` exits 0 with the help on standard output.
+    @Test func noCommandIsAUsageError() throws {
+        let bare = try runVinyard([])
+        #expect(bare.status == 64 && bare.stdout.isEmpty && bare.stderr.contains("USAGE: vinyard"), "\(bare.status) \(bare.stderr)")
+        let help = try runVinyard(["--help"])
+        #expect(help.status == 0 && help.stdout.contains("USAGE: vinyard"), "\(help.stderr)")
+    }
+
     /// A rejects file whose `_extra` holds another source's fields, read again and rejected
     /// again, keeps those fields at the same level (each round wrapped them one level deeper).
     @Test func anEarlierExtraIsNotNested() throws {
