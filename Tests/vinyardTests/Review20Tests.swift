@@ -270,3 +270,153 @@ extension Review20Tests {
         #expect(try store.connection.scalarInt("SELECT count(*) FROM vehicles WHERE source_id = '271004312.5'") == 1)
     }
 }
+
+/// Findings of the session-17 audit of imports.
+@Suite struct Review20ImportTests {
+    /// A database created for an import gets its schema tables in the transaction that creates
+    /// its bookkeeping tables: a first import killed at once left `locations` without `vehicles`
+    /// (each table was committed on its own), and `export` refused the file.
+    @Test func aNewDatabaseGetsAllItsTablesAtOnce() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let catalog = try SchemaCatalog.bundled()
+        let schemas = Array(catalog.schemas.values).sorted { $0.name < $1.name }
+        let path = dir.appendingPathComponent("n.db").path
+        let store = try VinyardStore(path: path, creatingTables: schemas)
+        #expect(store.wasCreated)
+        let names = try store.connection.scalarText(
+            "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('vehicles', 'locations', 'vinyard_meta') ORDER BY name)")
+        #expect(names == "locations,vehicles,vinyard_meta")
+    }
+}
+
+/// Findings of the session-17 audit of convert, stats and generate.
+@Suite struct Review20ConvertGenerateTests {
+    static let repeated = """
+        vin,make,model,model_year,odometer_km,color
+        1FTFW1E57KFA14352,Ford,F-150,2019,100,Red
+        1HGCV1F52MA000123,Honda,Accord,2021,5,
+        1FTFW1E57KFA14352,Ford,F-150,2019,200,
+        1HGCV1F52MA000123,Honda,Accord,2021,5,
+        1ftfw1e57kfa14352,Ford,F-150,2019,300,
+
+        """
+
+    /// `convert` to an output that is no regular file (`/dev/stdout` here; a pipe, a FIFO) when a
+    /// key repeats writes once, the last record of each key: it wrote the stale first pass and then
+    /// the second (two headers, two JSON arrays), and a FIFO blocked.
+    @Test func convertToADeviceWritesOnce() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("d.csv")
+        try Data(Self.repeated.utf8).write(to: input)
+        let csv = try runVinyard(["convert", input.path, "-o", "/dev/stdout", "--format", "csv"])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        let lines = csv.stdout.split(separator: "\n")
+        #expect(lines.count == 3 && lines[0].hasPrefix("vin,make,model"), "\(csv.stdout)")
+        #expect(lines.dropFirst().contains { $0.hasPrefix("1FTFW1E57KFA14352,") && $0.contains(",300,") }, "\(csv.stdout)")
+        let json = try runVinyard(["convert", input.path, "-o", "/dev/stdout", "--format", "json"])
+        let array = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [[String: Any]], "\(json.stdout)")
+        #expect(array.count == 2)
+    }
+
+    /// Canonical `convert` output guards CSV formula cells as `export` does (it wrote them bare);
+    /// `--raw-cells` writes them as they are, and `--source raw` changes no value.
+    @Test func convertGuardsFormulaCells() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("f.csv")
+        try Data("vin,make,notes\n1FTFW1E57KFA14352,Ford,\"=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"\n".utf8).write(to: input)
+        func converted(_ extra: [String]) throws -> String {
+            let out = dir.appendingPathComponent("o-\(extra.joined()).csv").path
+            let r = try runVinyard(["convert", input.path, "-o", out, "-q"] + extra)
+            #expect(r.status == 0, "\(r.stderr)")
+            return try String(contentsOfFile: out, encoding: .utf8)
+        }
+        #expect(try converted([]).contains(#"'=HYPERLINK("#))
+        let bare = ",\"=HYPERLINK("  // the cell as written, quoted for its quotes
+        #expect(try converted(["--raw-cells"]).contains(bare))
+        #expect(try converted(["--source", "raw"]).contains(bare))
+        #expect(try !converted([]).contains(bare))
+        // Imported again, the guard comes off.
+        let db = dir.appendingPathComponent("g.db").path
+        #expect(try runVinyard(["import", dir.appendingPathComponent("o-.csv").path, "--db", db, "-q"]).status == 0)
+        let store = try VinyardStore(path: db, readOnly: true)
+        #expect(try store.connection.scalarText("SELECT notes FROM vehicles") == #"=HYPERLINK("http://x","y")"#)
+    }
+
+    /// A file `convert` wrote from a source keyed by its own id (AutoScout, fleet records without
+    /// a VIN) loads back as the original does: same keys, same `source` (its records were
+    /// rejected for want of a VIN, or loaded under `fleet`).
+    @Test func convertedFilesLoadBackAsTheirSource() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for name in ["autoscout.json", "fleet-record.json", "random-vehicle.json"] {
+            let converted = dir.appendingPathComponent("\(name).csv").path
+            #expect(try runVinyard(["convert", sample(name), "-o", converted, "-q"]).status == 0)
+            let direct = dir.appendingPathComponent("\(name)-direct.db").path
+            let back = dir.appendingPathComponent("\(name)-back.db").path
+            #expect(try runVinyard(["import", sample(name), "--db", direct, "-q"]).status == 0)
+            let r = try runVinyard(["import", converted, "--db", back, "--report", "json"])
+            #expect(r.status == 0 && r.stdout.contains(#""rejected" : 0"#), "\(name): \(r.stdout)")
+            func rows(_ db: String) throws -> [String] {
+                let store = try VinyardStore(path: db, readOnly: true)
+                let statement = try store.connection.prepare(
+                    "SELECT _key || '|' || ifnull(source, '') || '|' || ifnull(source_id, '') || '|' || ifnull(make, '') || '|' || ifnull(odometer_km, '') FROM vehicles ORDER BY _key")
+                var out: [String] = []
+                while try statement.step() { out.append(statement.text(0) ?? "") }
+                return out
+            }
+            let original = try rows(direct)
+            let loadedBack = try rows(back)
+            #expect(!original.isEmpty && original == loadedBack, "\(name)")
+        }
+    }
+
+    /// Generated rows are consistent as a real fleet's: every VIN decodes to its row's make and
+    /// model year, battery-electric models run on electricity, a model is not older than itself,
+    /// odometers fit the car's age, no registration lies after mid-2026, plates follow the city.
+    @Test func generatedRowsAreConsistent() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("g.csv").path
+        #expect(try runVinyard(["generate", "--rows", "4000", "--seed", "11", "-o", file]).status == 0)
+        let rows = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").dropFirst().map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
+        #expect(rows.count == 4000)
+        var plates = Set<Int>()
+        for row in rows {
+            let analysis = VINEngine.analyze(row[0], currentYear: 2026)
+            #expect(analysis.valid && analysis.modelYear == Int(row[3]), "\(row)")
+            #expect(analysis.make.map(Schema.fold) == Schema.fold(row[1]), "\(row[0]) \(row[1]) decodes as \(analysis.make ?? "-")")
+            if ["Model 3", "Model Y", "Leaf", "ID.3", "i4", "Zoe", "Bolt", "e-tron", "Model S"].contains(row[2]) {
+                #expect(["electric", "EV", "Electric", "BEV"].contains(row[5]), "\(row)")
+            } else {
+                #expect(!["electric", "EV", "Electric", "BEV"].contains(row[5]), "\(row)")
+            }
+            if row[2] == "Model Y" || row[2] == "ID.3" { #expect(Int(row[3])! >= 2020, "\(row)") }
+            let age = 2026 - Int(row[3])!
+            #expect(Int(row[7])! <= 30_000 * age + 15_100, "\(row)")
+            #expect(row[12] <= "2026-06", "\(row)")
+            plates.insert(row[8].count)
+        }
+        #expect(plates.count >= 4, "plate lengths \(plates)")
+    }
+
+    /// `generate -o x.tsv` writes tabs (it wrote commas), and an output name that says no format
+    /// is a usage error (`x.geojson` got CSV).
+    @Test func generateFollowsTheOutputName() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tsv = dir.appendingPathComponent("x.tsv").path
+        #expect(try runVinyard(["generate", "--rows", "3", "-o", tsv]).status == 0)
+        let text = try String(contentsOfFile: tsv, encoding: .utf8)
+        #expect(text.hasPrefix("vin\tmake\tmodel\t") && !text.contains(","), "\(text)")
+        let geo = try runVinyard(["generate", "--rows", "3", "-o", dir.appendingPathComponent("x.geojson").path])
+        #expect(geo.status == 64 && geo.stderr.contains("generate cannot write .geojson"), "\(geo.stderr)")
+        let part = dir.appendingPathComponent("x.csv.part").path
+        #expect(try runVinyard(["generate", "--rows", "3", "-o", part]).status == 0)
+        #expect(try String(contentsOfFile: part, encoding: .utf8).hasPrefix("vin,make,model,"))
+    }
+}

@@ -27,7 +27,7 @@ import VinyardKit
         let r = try runVinyard(["stats", "--db", path])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("Tables\n  table     rows\n  vehicles     3\n"))
-        #expect(r.stdout.contains("vehicles by make (top 25)\n  make  rows\n  BMW      2\n  Kia      1\n"))
+        #expect(r.stdout.contains("vehicles by make (all 2)\n  make  rows\n  BMW      2\n  Kia      1\n"))
         #expect(r.stdout.contains("Duplicates: 1"))
         #expect(r.stdout.contains("Import runs: 1"))
     }

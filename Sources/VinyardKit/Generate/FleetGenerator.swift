@@ -44,6 +44,9 @@ public struct FleetGenerator: Sendable {
         let wmi: String
         let make: String
         let models: [String]
+        /// Positions 4 on of a model's VINs, where the code's makes are told apart by them
+        /// (`1C4` + `RJ` is a Jeep Grand Cherokee; random characters made a Ram or a Chrysler).
+        var vds: [String: String] = [:]
         /// North American and Chinese VINs: the check digit is mandatory and position 7 selects the
         /// 30-year cycle.
         var northAmerican: Bool { "12345".contains(wmi.first!) }
@@ -55,7 +58,9 @@ public struct FleetGenerator: Sendable {
         Maker(wmi: "1FT", make: "Ford", models: ["F-150", "F-250", "Ranger"]),
         Maker(wmi: "1FA", make: "Ford", models: ["Mustang", "Fusion", "Focus"]),
         Maker(wmi: "1G1", make: "Chevrolet", models: ["Malibu", "Impala", "Camaro", "Bolt"]),
-        Maker(wmi: "1C4", make: "Jeep", models: ["Grand Cherokee", "Wrangler", "Compass"]),
+        Maker(
+            wmi: "1C4", make: "Jeep", models: ["Grand Cherokee", "Wrangler", "Compass"],
+            vds: ["Grand Cherokee": "RJ", "Wrangler": "HJ", "Compass": "NJ"]),
         Maker(wmi: "5YJ", make: "Tesla", models: ["Model 3", "Model Y", "Model S"]),
         Maker(wmi: "4T1", make: "Toyota", models: ["Camry", "Avalon"]),
         Maker(wmi: "JTD", make: "Toyota", models: ["Prius", "Yaris", "Corolla"]),
@@ -75,17 +80,40 @@ public struct FleetGenerator: Sendable {
         Maker(wmi: "SAL", make: "Land Rover", models: ["Defender", "Discovery", "Range Rover Evoque"]),
     ]
 
+    /// Models built only in some years (the generated years are the 15 up to ``currentYear``): a
+    /// model year outside them is not drawn (a 2012 Model Y was).
+    static let modelYears: [String: ClosedRange<Int>] = [
+        "Model 3": 2017...2100, "Model Y": 2020...2100, "Model S": 2012...2100, "ID.3": 2020...2100,
+        "e-tron": 2019...2100, "i4": 2022...2100, "Bolt": 2017...2023, "Zoe": 2013...2024, "Kona": 2018...2100,
+        "Niro": 2017...2100, "Tipo": 2016...2100, "Impala": 1958...2020, "Fusion": 2006...2020,
+        "Focus": 2000...2018, "Avalon": 1995...2022, "Insight": 2019...2022, "Leaf": 2011...2100,
+    ]
+    /// Battery-electric models (their fuel is electric) and hybrid ones (hybrid).
+    static let electricModels: Set<String> = ["Model 3", "Model Y", "Model S", "ID.3", "e-tron", "i4", "Bolt", "Zoe", "Leaf"]
+    static let hybridModels: Set<String> = ["Prius", "Insight"]
+    static let electricSpellings = ["electric", "EV", "Electric", "BEV"]
+    static let hybridSpellings = ["hybrid", "Hybrid", "HEV"]
+
     static let colors = ["white", "black", "silver", "grey", "blue", "red", "green", "beige"]
-    /// Mixed spellings a normalizer must fold: gasoline/petrol/benzin, diesel, electric, hybrid.
-    static let fuels = ["gasoline", "Petrol", "Benzin", "diesel", "Diesel", "electric", "EV", "hybrid", "Hybrid"]
+    /// Mixed spellings a normalizer must fold: gasoline/petrol/benzin, diesel, hybrid (the fuels of
+    /// a combustion model; the battery-electric ones get ``electricSpellings``).
+    static let fuels = ["gasoline", "Petrol", "Benzin", "diesel", "Diesel", "gasoline", "Petrol", "hybrid", "Hybrid"]
     static let transmissions = ["automatic", "manual", "Automatic", "Manual"]
     static let statuses = ["active", "active", "active", "maintenance", "inactive", "retired"]
     /// Position-10 year codes, 1980 first (30-year cycle; I, O, Q, U, Z and 0 are never used).
     static let yearCodes = Array("ABCDEFGHJKLMNPRSTVWXY123456789")
     static let vinAlphabet = Array("ABCDEFGHJKLMNPRSTUVWXYZ0123456789")
-    static let cities: [(Double, Double)] = [
-        (52.3547498, 4.8339215), (19.0823998, 72.8111468), (55.6713442, 12.523785), (40.4380638, -3.7495758),
-        (48.8566, 2.3522), (51.5072, -0.1276), (40.7128, -74.0060), (34.0522, -118.2437), (35.6762, 139.6503),
+    /// A plate style per city: letters (`A`), digits (`9`) and anything else as it is.
+    static let cities: [(latitude: Double, longitude: Double, plate: String)] = [
+        (52.3547498, 4.8339215, "AA-999-AA"),  // Amsterdam
+        (19.0823998, 72.8111468, "MH 09 AA 9999"),  // Mumbai
+        (55.6713442, 12.523785, "AA 99 999"),  // Copenhagen
+        (40.4380638, -3.7495758, "9999 AAA"),  // Madrid
+        (48.8566, 2.3522, "AA-999-AA"),  // Paris
+        (51.5072, -0.1276, "AA99 AAA"),  // London
+        (40.7128, -74.0060, "AAA-9999"),  // New York
+        (34.0522, -118.2437, "9AAA999"),  // Los Angeles
+        (35.6762, 139.6503, "999-99-99"),  // Tokyo (the kana left out: ASCII plates)
     ]
 
     public var rows: Int
@@ -168,44 +196,74 @@ public struct FleetGenerator: Sendable {
 
     private func cleanRow(index: Int, rng: inout SplitMix64) -> Row {
         let maker = Self.makers[rng.next(below: Self.makers.count)]
-        let year = currentYear - 14 + rng.next(below: 15)  // 15 model years up to this one
+        let model = maker.models[rng.next(below: maker.models.count)]
+        // One of the 15 model years up to this one in which the model was built.
+        let built = Self.modelYears[model] ?? 0...Int.max
+        let first = max(currentYear - 14, built.lowerBound), last = min(currentYear, built.upperBound)
+        let year = first <= last ? first + rng.next(below: last - first + 1) : currentYear - 14 + rng.next(below: 15)
         let code = Self.yearCodes[(year - 1980) % 30]
-        var vds = ""
-        for _ in 0..<4 { vds.append(Self.vinAlphabet[rng.next(below: Self.vinAlphabet.count)]) }
         // Position 7: a letter selects 2010-2039 in North America, a digit 1980-2009.
         let letters = Array("ABCDEFGHJKLMNPRSTUVWXYZ")
-        let p7: Character =
-            year >= 2010 ? letters[rng.next(below: letters.count)] : Character(String(rng.next(below: 10)))
-        let plant = Self.vinAlphabet[rng.next(below: 23)]
         // The serial encodes the row index, so clean VINs never collide.
         let serial = String(index % 1_000_000).leftPadded(to: 6)
         // Positions 4-6, 7 (the rule above), 8; the check digit (9) is computed below. (Position
         // 7 was the fourth random character and the rule's character went to position 8, so
-        // `decode` put a 2016 Mustang in 1986.)
-        var vin = maker.wmi + vds.prefix(3) + String(p7) + vds.suffix(1) + "0" + String(code) + String(plant) + serial
-        if index >= 1_000_000 {  // keep VINs unique past a million rows: vary the plant code
-            let wrap = index / 1_000_000
-            vin = String(vin.prefix(10)) + String(Self.vinAlphabet[(wrap + 7) % Self.vinAlphabet.count]) + serial
-            vds = ""
+        // `decode` put a 2016 Mustang in 1986.) Drawn again, a few times at most, while the VIN
+        // decodes to another make of the code (`1C4` is Jeep, Chrysler, Dodge or Ram by its
+        // positions 4-8 and 10-17; `JTD` Toyota or Lexus): 99% of generated Jeeps decoded as
+        // something else.
+        var vin = ""
+        for attempt in 0..<24 {
+            let plant = Self.vinAlphabet[rng.next(below: 23)]
+            var vds = maker.vds[model] ?? ""
+            while vds.count < 4 { vds.append(Self.vinAlphabet[rng.next(below: Self.vinAlphabet.count)]) }
+            let p7: Character =
+                year >= 2010 ? letters[rng.next(below: letters.count)] : Character(String(rng.next(below: 10)))
+            vin = maker.wmi + vds.prefix(3) + String(p7) + vds.suffix(1) + "0" + String(code) + String(plant) + serial
+            if index >= 1_000_000 {  // keep VINs unique past a million rows: vary the plant code
+                let wrap = index / 1_000_000
+                vin = String(vin.prefix(10)) + String(Self.vinAlphabet[(wrap + 7) % Self.vinAlphabet.count]) + serial
+            }
+            var chars = Array(vin)
+            chars[8] = checkDigit(vin)
+            vin = String(chars)
+            if attempt == 23 || Self.decodedMake(vin, currentYear: currentYear).map(Schema.fold) == Schema.fold(maker.make) {
+                break
+            }
         }
-        var chars = Array(vin)
-        chars[8] = checkDigit(vin)
-        vin = String(chars)
-        let model = maker.models[rng.next(below: maker.models.count)]
-        let odometer = rng.next(below: 250_000)
+        // Kilometres that fit the car's age: up to 30,000 a year, at least a few hundred.
+        let age = max(0, currentYear - year)
+        let odometer = 100 + rng.next(below: 30_000 * age + 15_000)
         let city = Self.cities[rng.next(below: Self.cities.count)]
         // Micro-degrees, formatted by hand: String(format:) costs more than the rest of the row.
-        let lat = Int((city.0 * 1e6).rounded()) + 10 * rng.next(below: 20_000) - 100_000
-        let lon = Int((city.1 * 1e6).rounded()) + 10 * rng.next(below: 20_000) - 100_000
+        let lat = Int((city.latitude * 1e6).rounded()) + 10 * rng.next(below: 20_000) - 100_000
+        let lon = Int((city.longitude * 1e6).rounded()) + 10 * rng.next(below: 20_000) - 100_000
+        // Registered in the model year or the next; in the current year no later than June (the
+        // data is as of mid-year, whatever the day it is generated: the output stays the same).
         let regYear = min(year + rng.next(below: 2), currentYear)
-        let month = 1 + rng.next(below: 12)
+        let month = 1 + rng.next(below: regYear == currentYear ? 6 : 12)
+        let fuel =
+            Self.electricModels.contains(model)
+            ? Self.electricSpellings[rng.next(below: Self.electricSpellings.count)]
+            : Self.hybridModels.contains(model)
+                ? Self.hybridSpellings[rng.next(below: Self.hybridSpellings.count)]
+                : Self.fuels[rng.next(below: Self.fuels.count)]
         return [
             vin, maker.make, model, String(year), Self.colors[rng.next(below: Self.colors.count)],
-            Self.fuels[rng.next(below: Self.fuels.count)], Self.transmissions[rng.next(below: 4)], String(odometer),
-            plate(rng: &rng), Self.statuses[rng.next(below: Self.statuses.count)],
+            fuel, Self.transmissions[rng.next(below: 4)], String(odometer),
+            Self.plate(city.plate, rng: &rng), Self.statuses[rng.next(below: Self.statuses.count)],
             Self.fixed6(lat), Self.fixed6(lon),
             String(regYear) + "-" + String(month).leftPadded(to: 2),
         ]
+    }
+
+    /// The make `decode` gives a VIN (nil for none).
+    static func decodedMake(_ vin: String, currentYear: Int) -> String? {
+        var analysis = VINAnalysis(
+            normalized: vin, valid: true, findings: [], expectedCheckDigit: nil, suggestion: nil, region: nil, country: nil,
+            manufacturer: nil, make: nil, wmi: nil, modelYears: [], modelYear: nil, plant: nil, serial: nil)
+        VINDecoder.decode(Array(vin.utf8), into: &analysis, currentYear: currentYear)
+        return analysis.make
     }
 
     /// `value / 1e6` with six decimals: 52354750 → `52.354750`.
@@ -215,12 +273,17 @@ public struct FleetGenerator: Sendable {
         return sign + String(v / 1_000_000) + "." + String(v % 1_000_000).leftPadded(to: 6)
     }
 
-    private func plate(rng: inout SplitMix64) -> String {
+    /// A plate in `style` (``cities``): `A` a letter, `9` a digit, the rest as it is.
+    static func plate(_ style: String, rng: inout SplitMix64) -> String {
         let letters = Array("BCDFGHJKLMNPRSTVWXZ")
         var s = ""
-        for _ in 0..<2 { s.append(letters[rng.next(below: letters.count)]) }
-        s += "-" + String(rng.next(below: 1000)).leftPadded(to: 3) + "-"
-        for _ in 0..<2 { s.append(letters[rng.next(below: letters.count)]) }
+        for c in style {
+            switch c {
+            case "A": s.append(letters[rng.next(below: letters.count)])
+            case "9": s.append(Character(String(rng.next(below: 10))))
+            default: s.append(c)
+            }
+        }
         return s
     }
 

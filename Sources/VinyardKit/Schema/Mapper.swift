@@ -74,6 +74,12 @@ public final class Mapper {
     private var aliases: [String: Int] = [:]
     private var ignored: Set<String> = []
     private var requiredFields: [Int] = []
+    /// For the catch-all mapping (``SourceMapping/fallback``): the other sources of its schema by
+    /// name, with their key rules. A record whose `source` value names one (a file `convert` or
+    /// `export` wrote from an AutoScout feed) keeps that source and is keyed by its rule: it was
+    /// taken for a `fleet` record, which needs a VIN, so records keyed by their source's id were
+    /// rejected, and the rest loaded under `fleet`.
+    private var foreignSources: [String: SourceMapping.KeyRule] = [:]
 
     private var layoutNames: [String] = []
     private var layoutPlan: [PlanEntry] = []
@@ -174,6 +180,18 @@ public final class Mapper {
         if mapping.key == .vin, let v = known.vin { required.insert(v) }
         if mapping.key == .sourceID, let s = known.sourceID { required.insert(s) }
         requiredFields = required.sorted()
+        if mapping.fallback, known.source != nil {
+            for other in catalog.mappings where other.schema == mapping.schema && other.name != mapping.name {
+                foreignSources[other.name] = other.key
+            }
+        }
+    }
+
+    /// The source a record's own `source` value names, when ``foreignSources`` has it.
+    private func foreignSource(_ values: [FieldValue?]) -> (name: String, key: SourceMapping.KeyRule)? {
+        guard !foreignSources.isEmpty, let s = known.source, case .text(let text)? = values[s] else { return nil }
+        let name = text.lowercased()
+        return foreignSources[name].map { (name, $0) }
     }
 
     /// A set of field indices: a bit mask for up to 64 fields (no allocation), flags beyond.
@@ -831,8 +849,11 @@ public final class Mapper {
         }
 
         // Required fields: missing or empty (a value that failed typing already has its finding).
+        let foreign = foreignSource(values)
         for f in requiredFields where !touched[f] {
             if (f == known.latitude || f == known.longitude), latitude != nil || longitude != nil { continue }
+            // The VIN the catch-all mapping requires: not for a record of a source keyed otherwise.
+            if f == known.vin, let foreign, foreign.key != .vin { continue }
             let name = schema.fields[f].name
             findings.append(
                 Finding(
@@ -840,7 +861,9 @@ public final class Mapper {
                     message: "\(name) is required but missing or empty; fill it in or map the column that holds it"))
         }
 
-        if let s = known.source { values[s] = .text(mapping.name) }
+        if let s = known.source {
+            values[s] = .text(foreign?.name ?? mapping.name)
+        }
         if let a = known.accidentFree, values[a] == .bool(false) {
             let reject = options.rejectAccidents
             findings.append(
@@ -870,11 +893,12 @@ public final class Mapper {
                         + "without the other half (no character); it was read as U+FFFD: fix the value at its source"))
         }
 
-        let key = makeKey(values, &touched, &findings)
+        let keyRule = foreign?.key ?? mapping.key
+        let key = makeKey(values, &touched, &findings, rule: keyRule, name: foreign?.name ?? mapping.name)
         if key == nil, !findings.contains(where: { $0.severity == .error }) {
             // A key value that normalization empties (a VIN written `-` or `...`): the record
             // cannot be keyed, and its reject says why.
-            let index = mapping.key == .sourceID ? known.sourceID : mapping.key == .location ? known.latitude : known.vin
+            let index = keyRule == .sourceID ? known.sourceID : keyRule == .location ? known.latitude : known.vin
             let field = index.map { schema.fields[$0].name } ?? schema.primaryKey.first
             findings.append(
                 Finding(
@@ -929,15 +953,18 @@ public final class Mapper {
         return t.isEmpty ? nil : t
     }
 
-    private func makeKey(_ values: [FieldValue?], _ touched: inout FieldSet, _ findings: inout [Finding]) -> String? {
-        switch mapping.key {
+    private func makeKey(
+        _ values: [FieldValue?], _ touched: inout FieldSet, _ findings: inout [Finding], rule: SourceMapping.KeyRule,
+        name: String
+    ) -> String? {
+        switch rule {
         case .vin:
             return text(values, known.vin)
         case .sourceID:
-            return text(values, known.sourceID).map { "\(mapping.name):\($0)" }
+            return text(values, known.sourceID).map { "\(name):\($0)" }
         case .vinOrSourceID:
             if let vin = text(values, known.vin) { return vin }
-            if let id = text(values, known.sourceID) { return "\(mapping.name):\(id)" }
+            if let id = text(values, known.sourceID) { return "\(name):\(id)" }
             let vinTouched = known.vin.map { touched[$0] } ?? false
             let idTouched = known.sourceID.map { touched[$0] } ?? false
             if !vinTouched, !idTouched {

@@ -18,6 +18,10 @@ public struct StoreStats: Sendable, Hashable, Codable {
         public var bySource: [Count]
         /// Rows per `make` (when the table has that column), most first, at most ``StoreStats/topLimit``.
         public var byMake: [Count]
+        /// How many makes there are in all (``byMake`` lists the first), and the rows of those not
+        /// listed: the list alone looked like the whole table.
+        public var makeCount = 0
+        public var unlistedMakeRows = 0
     }
 
     /// One import run.
@@ -61,12 +65,14 @@ extension VinyardStore {
                 let rows = Int(try connection.scalarInt("SELECT count(*) FROM \(table)") ?? 0)
                 let bySource = try counts(
                     "SELECT coalesce(\"_source\", '(none)'), count(*) FROM \(table) GROUP BY 1 ORDER BY 2 DESC, 1")
-                var byMake: [StoreStats.Count] = []
+                var entry = StoreStats.Table(name: name, rows: rows, bySource: bySource, byMake: [])
                 if columns.contains(where: { $0.lowercased() == "make" }) {
-                    byMake = try counts(
+                    entry.byMake = try counts(
                         "SELECT coalesce(\"make\", '(none)'), count(*) FROM \(table) GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT \(StoreStats.topLimit)")
+                    entry.makeCount = Int(try connection.scalarInt("SELECT count(DISTINCT coalesce(\"make\", '(none)')) FROM \(table)") ?? 0)
+                    entry.unlistedMakeRows = rows - entry.byMake.reduce(0) { $0 + $1.count }
                 }
-                stats.tables.append(.init(name: name, rows: rows, bySource: bySource, byMake: byMake))
+                stats.tables.append(entry)
             }
             stats.rejects = Int(try connection.scalarInt("SELECT count(*) FROM rejects") ?? 0)
             stats.duplicates = Int(try connection.scalarInt("SELECT count(*) FROM duplicates") ?? 0)

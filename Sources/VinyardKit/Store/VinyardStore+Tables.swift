@@ -52,7 +52,7 @@ extension VinyardStore {
         }
     }
 
-    private func createOrMigrate(_ schema: Schema) throws {
+    func createOrMigrate(_ schema: Schema) throws {
         let table = quoteIdentifier(schema.name)
         let existing = try columnNames(of: schema.name)
         if existing.isEmpty {

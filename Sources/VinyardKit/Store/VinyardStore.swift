@@ -66,10 +66,14 @@ public final class VinyardStore {
     ]
 
     /// Opens (and, for writers, creates) the Vinyard database at `path`.
+    /// - Parameter creatingTables: a writer that creates the database creates these schemas'
+    ///   tables in the same transaction as its bookkeeping tables: a first import killed at once
+    ///   left a Vinyard database with `locations` but no `vehicles` (each table was committed on
+    ///   its own), which `export` refused.
     /// - Throws: ``VinyardError`` `.malformedInput` for a file that is not a Vinyard database,
     ///   `.missingInput` for a read-only open of a missing file, `.cantCreate` when the file cannot
     ///   be created or written, `.store` for other SQLite failures.
-    public init(path: String, readOnly: Bool = false, busyTimeout: Double = 30) throws {
+    public init(path: String, readOnly: Bool = false, busyTimeout: Double = 30, creatingTables schemas: [Schema] = []) throws {
         self.path = path
         self.isReadOnly = readOnly
         self.busyTimeout = busyTimeout
@@ -101,7 +105,7 @@ public final class VinyardStore {
             if !readOnly {
                 try configureWriter()
                 if !isInitialized {
-                    try createBookkeeping()
+                    try createBookkeeping(schemas: schemas)
                     wasCreated = true
                 } else {
                     try addColumnIfMissing(table: "findings", column: "element", type: "INTEGER")
@@ -409,7 +413,8 @@ public final class VinyardStore {
         try? connection.execute("PRAGMA journal_mode=WAL")
     }
 
-    private func createBookkeeping() throws(StoreError) {
+    private func createBookkeeping(schemas: [Schema]) throws {
+        for schema in schemas { try Self.validate(schema) }
         let now = Self.timestamp(Date())
         try connection.begin(.immediate)
         do {
@@ -442,6 +447,7 @@ public final class VinyardStore {
                   element INTEGER);
                 CREATE INDEX IF NOT EXISTS duplicates_place ON duplicates(table_name, key, input, line);
                 """)
+            for schema in schemas { try createOrMigrate(schema) }
             try connection.commit()
         } catch {
             try? connection.rollback()

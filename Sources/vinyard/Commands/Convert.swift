@@ -13,7 +13,9 @@ struct Convert: ParsableCommand {
             original fields plus _input, _line and _findings) and are counted on standard error. \
             A key seen again is counted as a duplicate; the last record of each key is written, as \
             import keeps it by default (a second pass over the input when a key repeats; from \
-            standard input, which is read once, the first record is kept).
+            standard input, which is read once, the first record is kept). CSV text cells starting \
+            with = + - @, tab or CR get a leading ' (the spreadsheet formula guard, as in export; \
+            import takes it off again); --raw-cells writes them as they are.
 
             With --source raw, fields pass through without a schema: CSV values as strings, JSON \
             values as they are. JSON to CSV: the columns are the keys in first-seen order over the \
@@ -44,8 +46,19 @@ struct Convert: ParsableCommand {
     @Option(help: "Write rejected rows to this file (CSV, JSON or JSON Lines by its extension; CSV otherwise).")
     var rejects: String?
 
-    @Flag(help: "Prefix text cells starting with = + - @ with ' in CSV output (spreadsheet formula guard).")
+    @Flag(help: "Write CSV text cells as they are, without the spreadsheet formula guard (canonical output guards cells starting with = + - @, tab or CR with ', as export does; --source raw never guards).")
+    var rawCells = false
+
+    // Accepted for scripts written when the guard was opt-in; the guard is on by default now.
+    @Flag(help: .hidden)
     var guardFormulas = false
+
+    /// The CSV formula guard: on for canonical output (a cleaned dataset that goes to people and
+    /// spreadsheets, as `export`'s does: converting a guarded export took the guard off and wrote
+    /// `=HYPERLINK(…)` bare), off for `--source raw`, a format converter that changes no value.
+    private var guardsFormulas: Bool {
+        pipeline.source == "raw" ? guardFormulas : !rawCells
+    }
 
     func run() throws {
         removeStagedOutputsOnSignal(command: "convert")
@@ -107,20 +120,26 @@ struct Convert: ParsableCommand {
         case .jsonl: return JSONLinesWriter(sink: sink, arrayColumns: arrays)
         case .csv:
             let delimiter = OutputFormat.csvDelimiter(format: format, fileName: output)
-            return CSVWriter(sink: sink, columns: columns, delimiter: delimiter, guardFormulas: guardFormulas)
+            return CSVWriter(sink: sink, columns: columns, delimiter: delimiter, guardFormulas: guardsFormulas)
         }
     }
 
     /// Two passes when a key repeats (see ``ConvertSink``): the first writes the first record of
     /// each key and counts repeats; the second, over the same input, writes each repeated key's
-    /// last record instead, as `import --on-duplicate last` keeps it. Standard output is written
-    /// once: the first pass goes to a temporary file, copied out when no key repeats.
+    /// last record instead, as `import --on-duplicate last` keeps it. Standard output, and any
+    /// output that is not a regular file (a pipe, a FIFO, `/dev/stdout`), is written once: the
+    /// first pass goes to a temporary file, copied out when no key repeats (a FIFO got the stale
+    /// first pass and the run then blocked reopening it; a pipe got both passes).
     private func convertCanonical(path: String, options read: ReadOptions, outputFormat: OutputFormat, to destination: String) throws {
         let catalog = try pipeline.catalog()
         let options = try pipeline.pipelineOptions(read: read, catalog: catalog)
         let writer = try rejects.map { try RejectsWriter(path: $0) }
-        let spool = output == "-" ? FileManager.default.temporaryDirectory
-            .appendingPathComponent("vinyard-convert-\(UUID().uuidString)").path : nil
+        // `destination` is the output itself only when it is not staged: not a regular file.
+        // The spool keeps the output's name at its end, so a `.gz` output is compressed there.
+        let spool = output == "-" || destination == output
+            ? FileManager.default.temporaryDirectory
+                .appendingPathComponent("vinyard-convert-\(UUID().uuidString)-\((output as NSString).lastPathComponent)").path
+            : nil
         defer { if let spool { try? FileManager.default.removeItem(atPath: spool) } }
         let sink = ConvertSink(rejects: writer) { columns in try makeWriter(outputFormat, columns: columns, to: spool ?? destination) }
         var report = try Pipeline(options: options, catalog: catalog)
@@ -142,7 +161,7 @@ struct Convert: ParsableCommand {
             try last.finish(emptyColumns: fallback)
         } else {
             keptFirst = !sink.repeatedKeys.isEmpty
-            if let spool { try copyToStandardOutput(spool) }
+            if let spool { try copy(spool, to: output) }
         }
         report.rejectsPath = rejects
         warnAboutInputs(report)
@@ -153,12 +172,13 @@ struct Convert: ParsableCommand {
                 + ", \(report.rejected) rejected" + (rejects.map { " (see \($0))" } ?? "") + "\n").utf8))
     }
 
-    private func copyToStandardOutput(_ path: String) throws {
+    /// Copies the spooled output's bytes to `destination` (`-`: standard output) as they are.
+    private func copy(_ path: String, to destination: String) throws {
         guard let input = FileHandle(forReadingAtPath: path) else {
             throw VinyardError(.io, "\(path): cannot read the converted output back")
         }
         defer { try? input.close() }
-        let out = try FileByteSink(path: "-")
+        let out = try FileByteSink(path: destination)
         while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
             try chunk.withUnsafeBytes { try out.write($0) }
         }

@@ -27,7 +27,7 @@ struct Generate: ParsableCommand {
     @Option(parsing: .unconditional, help: "Number of rows to write.") var rows: Int
     @Option(parsing: .unconditional, help: "Seed: the same seed gives the same data.") var seed: UInt64 = 1
     @Option(parsing: .unconditional, help: "Fraction of rows (0...1) that carry exactly one defect.") var dirty: Double = 0
-    @Option(help: "Output format: csv, jsonl or json (default: from -o, else csv).") var format: String?
+    @Option(help: "Output format: csv, tsv, jsonl or json (default: from -o's extension; csv on standard output).") var format: String?
     @Option(name: .shortAndLong, help: "Output file (`.gz` compresses); standard output by default.")
     var output = "-"
     @Option(help: "Write the expected validation counts as JSON to this file.") var truth: String?
@@ -35,14 +35,27 @@ struct Generate: ParsableCommand {
     func validate() throws {
         if rows < 0 { throw ValidationError("--rows must be 0 or more.") }
         if !(0...1).contains(dirty) { throw ValidationError("--dirty must be between 0 and 1.") }
-        if let format, OutputFormat(rawValue: format.lowercased()) == nil {
-            throw ValidationError("--format must be csv, jsonl or json.")
+        if let format, OutputFormat(rawValue: OutputFormat.resolvingTSV(format).name) == nil {
+            throw ValidationError("--format must be csv, tsv, jsonl or json.")
+        }
+        // `-o fleet.geojson` wrote CSV under that name without a word. Another name (`fleet.dat`,
+        // a script's `fleet.csv.part`) still gets CSV.
+        if format == nil, OutputFormat(fileName: output) == nil {
+            var name = output.lowercased()
+            if name.hasSuffix(".gz") { name.removeLast(3) }
+            let other = [".geojson", ".xml", ".xlsx", ".xls", ".ods", ".parquet", ".avro", ".db", ".sqlite", ".yaml", ".yml"]
+            if let ext = other.first(where: { name.hasSuffix($0) }) {
+                throw ValidationError(
+                    "generate cannot write \(ext) ('\(output)'); name it .csv, .tsv, .json or .jsonl (.gz compresses), or pass --format")
+            }
         }
     }
 
     func run() throws {
         try reportingErrors {
-            let format = format.flatMap { OutputFormat(rawValue: $0.lowercased()) } ?? OutputFormat(fileName: output) ?? .csv
+            let format = format.flatMap { OutputFormat(rawValue: OutputFormat.resolvingTSV($0).name) } ?? OutputFormat(fileName: output) ?? .csv
+            // `.tsv` (or --format tsv): tab-separated, as convert and export write it (it was commas).
+            let delimiter = OutputFormat.csvDelimiter(format: self.format, fileName: output)
             try checkOutputsAreNotRead([("-o", output), ("--truth", truth)], reads: [])
             // The truth file first: a path that cannot be written fails before any row is made.
             let truthSink = try truth.map { try openOutput(path: $0) }
@@ -55,7 +68,7 @@ struct Generate: ParsableCommand {
             let result: FleetGenerator.Truth
             switch format {
             case .csv:
-                let writer = CSVWriter(sink: sink, columns: columns)
+                let writer = CSVWriter(sink: sink, columns: columns, delimiter: delimiter)
                 result = try generator.generate { try writer.writeRow($0) }
                 try writer.finish()
             case .json, .jsonl:

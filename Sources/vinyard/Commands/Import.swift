@@ -118,16 +118,13 @@ struct Import: ParsableCommand {
     private func beginImport(options: [String: String], schemas: [Schema]) throws -> (VinyardStore, ImportSession) {
         var attempts = 0
         while true {
-            let store = try VinyardStore(path: db)
+            // A database this open creates gets its (empty) schema tables with its bookkeeping
+            // tables, in one transaction, before the run: a first load killed mid-way (or at once)
+            // leaves an empty Vinyard database that `export` and `stats` read, not one without
+            // `vehicles`. (Only then: another import may be writing an existing one, and waiting
+            // for it is `beginImport`'s job.)
+            let store = try VinyardStore(path: db, creatingTables: schemas)
             do {
-                // A database this open created gets its (empty) schema tables before the run, in
-                // their own transaction like the bookkeeping tables: a first load killed mid-way
-                // leaves an empty Vinyard database that `export` and `stats` read, not one without
-                // `vehicles`. (Only then: another import may be writing an existing one, and
-                // waiting for it is `beginImport`'s job.)
-                if store.wasCreated {
-                    for schema in schemas { try store.prepareTable(for: schema) }
-                }
                 return (store, try store.beginImport(options: options))
             } catch let error as VinyardError where (error.cause as? StoreError)?.isDatabaseMoved == true && attempts < 5 {
                 attempts += 1

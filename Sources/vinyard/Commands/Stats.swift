@@ -62,8 +62,13 @@ struct Stats: ParsableCommand {
                 out += "\n\(t.name) by source\n" + table(["source", "rows"], t.bySource.map { [$0.value, "\($0.count)"] })
             }
             if !t.byMake.isEmpty {
-                out += "\n\(t.name) by make (top \(StoreStats.topLimit))\n"
-                    + table(["make", "rows"], t.byMake.map { [$0.value, "\($0.count)"] })
+                var rows = t.byMake.map { [$0.value, "\($0.count)"] }
+                if t.makeCount > t.byMake.count {
+                    let more = t.makeCount - t.byMake.count
+                    rows.append(["(\(more) more make\(more == 1 ? "" : "s"))", "\(t.unlistedMakeRows)"])
+                }
+                out += "\n\(t.name) by make (\(t.makeCount > t.byMake.count ? "top \(StoreStats.topLimit) of \(t.makeCount)" : "all \(t.makeCount)"))\n"
+                    + table(["make", "rows"], rows)
             }
         }
         out += "\nFindings on loaded rows: \(stats.findings)\n"
