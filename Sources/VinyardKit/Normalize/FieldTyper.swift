@@ -520,19 +520,6 @@ final class FieldTyper {
         Finding(code, .error, field: field.name, message: "\(field.name) '\(Self.clip(input))' \(what)")
     }
 
-    /// True when `text` is one well-formed JSON array and nothing else.
-    /// The JSON array `text` holds (white space around it allowed); nil for anything else.
-    static func jsonArray(_ text: String) -> RawValue? {
-        var text = text
-        return text.withUTF8 { bytes in
-            var parser = JSONParser()
-            guard case .value(let value, let end) = parser.parse(bytes, from: 0, final: true), case .array = value,
-                bytes[end...].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D })
-            else { return nil }
-            return value
-        }
-    }
-
     static func clip(_ s: String) -> String {
         s.count <= 80 ? s : String(s.prefix(77)) + "..."
     }
@@ -547,7 +534,9 @@ final class FieldTyper {
         case .array: return JSONText.encode(raw)
         case .string(let s):
             let t = ValueParser.trimmed(s)
-            if t.hasPrefix("["), t.hasSuffix("]"), let array = Self.jsonArray(t) { return JSONText.encode(array) }
+            if t.hasPrefix("["), t.hasSuffix("]"), let array = JSONParser.wholeValue(t), case .array = array {
+                return JSONText.encode(array)
+            }
             return JSONText.encode(.array([.string(t)]))
         default:
             return JSONText.encode(.array([raw]))

@@ -171,7 +171,9 @@ public final class RejectsWriter {
             if let i = columnIndex[field.name]?.first(where: { !filled[$0] }) {
                 filled[i] = true
                 row[i] = field.value.scalarText ?? field.value.jsonText
-            } else if field.name == "_extra", let members = Self.objectMembers(field.value) {
+            } else if field.name == "_extra", case .string(let text) = field.value, text.utf8.first == UInt8(ascii: "{"),
+                case .object(let members)? = JSONParser.wholeValue(text)
+            {
                 // An earlier rejects file's `_extra`, read again: its members, not the object
                 // as one more level of text (each round nested it deeper).
                 extra += members
@@ -187,18 +189,6 @@ public final class RejectsWriter {
         }.joined(separator: " | ")
         row[columns.count + 3] = extra.isEmpty ? nil : RawValue.object(extra).jsonText
         try csv?.writeRow(row)
-    }
-
-    /// The members of a JSON object written as text (`{"Make":"Kia"}`); nil for anything else.
-    static func objectMembers(_ value: RawValue) -> [RawField]? {
-        guard case .string(var text) = value, text.utf8.first == UInt8(ascii: "{") else { return nil }
-        return text.withUTF8 { bytes -> [RawField]? in
-            var parser = JSONParser()
-            guard case .value(.object(let members), let end) = parser.parse(bytes, from: 0, final: true),
-                end == bytes.count
-            else { return nil }
-            return members
-        }
     }
 
     static func json(_ f: Finding) -> RawValue {

@@ -53,6 +53,19 @@ public struct JSONParser {
     }
     private struct NeedMore: Error {}
 
+    /// The one JSON value `text` holds, white space around it allowed; nil when it holds anything
+    /// else (a value in a CSV cell: a list, an earlier rejects file's `_extra` object).
+    static func wholeValue(_ text: String) -> RawValue? {
+        var text = text
+        return text.withUTF8 { bytes in
+            var parser = JSONParser()
+            guard case .value(let value, let end) = parser.parse(bytes, from: 0, final: true),
+                bytes[end...].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D })
+            else { return nil }
+            return value
+        }
+    }
+
     /// Parses one value starting at `from` (leading whitespace allowed). With `final`, the end of
     /// `p` is the end of input.
     public mutating func parse(_ p: UnsafeBufferPointer<UInt8>, from: Int, final: Bool) -> Outcome {

@@ -933,13 +933,15 @@ public final class Mapper {
         }
     }
 
+    /// The largest id ``wholeNumberText(_:)`` reads (10^30; Decimal holds 38 digits exactly).
+    private static let wholeNumberLimit = Decimal(sign: .plus, exponent: 30, significand: 1)
+
     /// A JSON number written with a zero fraction or an exponent (`271004312.0`, `2.71004312e8`,
     /// as tools that hold ids as floats write them) as the whole number it is (`271004312`);
     /// nil for any other number. A record id is a key: written either way, it is one vehicle.
     static func wholeNumberText(_ n: String) -> String? {
         guard n.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
-            let d = Decimal(string: n, locale: Locale(identifier: "en_US_POSIX")), d.isFinite,
-            abs(d) < Decimal(string: "1e30")!
+            let d = Decimal(string: n, locale: Locale(identifier: "en_US_POSIX")), d.isFinite, abs(d) < wholeNumberLimit
         else { return nil }
         var value = d, rounded = Decimal()
         NSDecimalRound(&rounded, &value, 0, .plain)
