@@ -79,7 +79,9 @@ public final class Mapper {
     /// `export` wrote from an AutoScout feed) keeps that source and is keyed by its rule: it was
     /// taken for a `fleet` record, which needs a VIN, so records keyed by their source's id were
     /// rejected, and the rest loaded under `fleet`.
-    private var foreignSources: [String: SourceMapping.KeyRule] = [:]
+    private var foreignSources: [String: Int] = [:]
+    /// ``foreignSources``' names and key rules, by the index it holds.
+    private var foreignList: [(name: String, key: SourceMapping.KeyRule)] = []
 
     private var layoutNames: [String] = []
     private var layoutPlan: [PlanEntry] = []
@@ -182,16 +184,18 @@ public final class Mapper {
         requiredFields = required.sorted()
         if mapping.fallback, known.source != nil {
             for other in catalog.mappings where other.schema == mapping.schema && other.name != mapping.name {
-                foreignSources[other.name] = other.key
+                foreignSources[other.name] = foreignList.count
+                foreignList.append((other.name, other.key))
             }
         }
     }
 
-    /// The source a record's own `source` value names, when ``foreignSources`` has it.
-    private func foreignSource(_ values: [FieldValue?]) -> (name: String, key: SourceMapping.KeyRule)? {
-        guard !foreignSources.isEmpty, let s = known.source, case .text(let text)? = values[s] else { return nil }
-        let name = text.lowercased()
-        return foreignSources[name].map { (name, $0) }
+    /// The index in ``foreignList`` of the source a record's own `source` value names (an index:
+    /// the usual record has none, and a name passed along cost reference counting every row).
+    @inline(__always)
+    private func foreignSource(_ values: [FieldValue?]) -> Int? {
+        guard !foreignList.isEmpty, let s = known.source, case .text(let text)? = values[s] else { return nil }
+        return foreignSources[text.lowercased()]
     }
 
     /// A set of field indices: a bit mask for up to 64 fields (no allocation), flags beyond.
@@ -793,15 +797,12 @@ public final class Mapper {
         var longitude: CoordinateValidator.CoordinateInput?
 
         for entry in plan {
-            var value = fields[entry.rawIndex].value
+            let value = fields[entry.rawIndex].value
             if FieldTyper.isEmpty(value) { continue }
             switch entry.slot.kind {
             case .assign(let f, let factor, let pattern, let asJSON):
                 if touched[f] { continue }
                 touched[f] = true
-                if f == known.sourceID, case .number(let n) = value, let whole = Self.wholeNumberText(n) {
-                    value = .number(whole)
-                }
                 if f == known.latitude || f == known.longitude {
                     let input = coordinate(raw.mayHaveFormulaGuard ? FieldTyper.unguarded(value) : value)
                     if f == known.latitude { latitude = input } else { longitude = input }
@@ -811,7 +812,12 @@ public final class Mapper {
                     value, unitFactor: factor == 0 ? nil : factor, datePattern: pattern < 0 ? nil : datePatterns[pattern],
                     asJSON: asJSON, formulaGuard: raw.mayHaveFormulaGuard, ascii: raw.isASCII)
                 {
-                case .success(let v): values[f] = v
+                case .success(let v):
+                    values[f] = v
+                    // (After typing, which would copy every value for this: +1% instructions a row.)
+                    if f == known.sourceID, case .number(let n) = value, let whole = Self.wholeNumberText(n) {
+                        values[f] = .text(whole)
+                    }
                 case .failure(let finding): findings.append(finding)
                 }
             case .split(let makeIndex, let modelIndex):
@@ -853,7 +859,7 @@ public final class Mapper {
         for f in requiredFields where !touched[f] {
             if (f == known.latitude || f == known.longitude), latitude != nil || longitude != nil { continue }
             // The VIN the catch-all mapping requires: not for a record of a source keyed otherwise.
-            if f == known.vin, let foreign, foreign.key != .vin { continue }
+            if f == known.vin, let foreign, foreignList[foreign].key != .vin { continue }
             let name = schema.fields[f].name
             findings.append(
                 Finding(
@@ -862,7 +868,7 @@ public final class Mapper {
         }
 
         if let s = known.source {
-            values[s] = .text(foreign?.name ?? mapping.name)
+            if let foreign { values[s] = .text(foreignList[foreign].name) } else { values[s] = .text(mapping.name) }
         }
         if let a = known.accidentFree, values[a] == .bool(false) {
             let reject = options.rejectAccidents
@@ -893,8 +899,8 @@ public final class Mapper {
                         + "without the other half (no character); it was read as U+FFFD: fix the value at its source"))
         }
 
-        let keyRule = foreign?.key ?? mapping.key
-        let key = makeKey(values, &touched, &findings, rule: keyRule, name: foreign?.name ?? mapping.name)
+        let keyRule = foreign.map { foreignList[$0].key } ?? mapping.key
+        let key = makeKey(values, &touched, &findings, rule: keyRule, foreign: foreign)
         if key == nil, !findings.contains(where: { $0.severity == .error }) {
             // A key value that normalization empties (a VIN written `-` or `...`): the record
             // cannot be keyed, and its reject says why.
@@ -955,10 +961,13 @@ public final class Mapper {
         return t.isEmpty ? nil : t
     }
 
+    /// The record's key by `rule`; an id is prefixed with the source's name (`foreign`'s, when the
+    /// record's `source` names another source).
     private func makeKey(
         _ values: [FieldValue?], _ touched: inout FieldSet, _ findings: inout [Finding], rule: SourceMapping.KeyRule,
-        name: String
+        foreign: Int?
     ) -> String? {
+        var name: String { foreign.map { foreignList[$0].name } ?? mapping.name }
         switch rule {
         case .vin:
             return text(values, known.vin)
