@@ -371,6 +371,12 @@ extension Review20Tests {
             let loadedBack = try rows(back)
             #expect(!original.isEmpty && original == loadedBack, "\(name)")
         }
+        // A fleet file whose `source` column says where a vehicle was listed, with a VIN and no
+        // id: keyed by its VIN, not rejected for want of an AutoScout id.
+        let listed = dir.appendingPathComponent("listed.csv")
+        try Data("vin,make,source\n1FTFW1E57KFA14352,Ford,AutoScout\n".utf8).write(to: listed)
+        let r = try runVinyard(["import", listed.path, "--db", dir.appendingPathComponent("l.db").path, "--report", "json"])
+        #expect(r.status == 0 && r.stdout.contains(#""inserted" : 1"#), "\(r.stdout) \(r.stderr)")
     }
 
     /// Generated rows are consistent as a real fleet's: every VIN decodes to its row's make and

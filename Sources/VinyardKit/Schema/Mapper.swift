@@ -972,7 +972,11 @@ public final class Mapper {
         case .vin:
             return text(values, known.vin)
         case .sourceID:
-            return text(values, known.sourceID).map { "\(name):\($0)" }
+            if let id = text(values, known.sourceID) { return "\(name):\(id)" }
+            // A fleet file's record with a VIN and a `source` column naming such a source (where
+            // the vehicle was listed) but no id is that VIN's vehicle, not a reject.
+            if foreign != nil, let vin = text(values, known.vin) { return vin }
+            return nil
         case .vinOrSourceID:
             if let vin = text(values, known.vin) { return vin }
             if let id = text(values, known.sourceID) { return "\(name):\(id)" }
