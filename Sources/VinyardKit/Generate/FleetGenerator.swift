@@ -212,6 +212,7 @@ public struct FleetGenerator: Sendable {
         // decodes to another make of the code (`1C4` is Jeep, Chrysler, Dodge or Ram by its
         // positions 4-8 and 10-17; `JTD` Toyota or Lexus): 99% of generated Jeeps decoded as
         // something else.
+        let wantedMake = Schema.fold(maker.make)
         var vin = ""
         for attempt in 0..<24 {
             let plant = Self.vinAlphabet[rng.next(below: 23)]
@@ -227,9 +228,7 @@ public struct FleetGenerator: Sendable {
             var chars = Array(vin)
             chars[8] = checkDigit(vin)
             vin = String(chars)
-            if attempt == 23 || Self.decodedMake(vin, currentYear: currentYear).map(Schema.fold) == Schema.fold(maker.make) {
-                break
-            }
+            if attempt == 23 || VINEngine.analyze(vin, currentYear: currentYear).make.map(Schema.fold) == wantedMake { break }
         }
         // Kilometres that fit the car's age: up to 30,000 a year, at least a few hundred.
         let age = max(0, currentYear - year)
@@ -255,15 +254,6 @@ public struct FleetGenerator: Sendable {
             Self.fixed6(lat), Self.fixed6(lon),
             String(regYear) + "-" + String(month).leftPadded(to: 2),
         ]
-    }
-
-    /// The make `decode` gives a VIN (nil for none).
-    static func decodedMake(_ vin: String, currentYear: Int) -> String? {
-        var analysis = VINAnalysis(
-            normalized: vin, valid: true, findings: [], expectedCheckDigit: nil, suggestion: nil, region: nil, country: nil,
-            manufacturer: nil, make: nil, wmi: nil, modelYears: [], modelYear: nil, plant: nil, serial: nil)
-        VINDecoder.decode(Array(vin.utf8), into: &analysis, currentYear: currentYear)
-        return analysis.make
     }
 
     /// `value / 1e6` with six decimals: 52354750 → `52.354750`.
