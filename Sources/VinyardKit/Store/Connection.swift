@@ -73,13 +73,26 @@ public final class Connection {
         _ = csqlite_checkpoint_on_close(handle, on ? 1 : 0)
     }
 
+    /// For a read-only connection: once closed, open the file read-write for a moment so that its
+    /// close removes the `-wal` and `-shm` files (a read-only connection cannot, and `export`,
+    /// `stats` and `emissions` left both beside a database that had none). SQLite removes them
+    /// only when no other connection has the file open, so a writer's log is never lost.
+    var removesLogFilesOnClose = false
+
     func close() {
         guard !isClosed else { return }
         isClosed = true
         sqlite3_close_v2(handle)
+        if removesLogFilesOnClose, access(path + "-wal", F_OK) == 0 {
+            // The first read opens the log; the close checkpoints it (empty) and removes both files.
+            guard let tidier = try? Connection(path: path, mode: .readWrite) else { return }
+            tidier.setBusyTimeout(seconds: 0)
+            _ = try? tidier.scalarInt("SELECT count(*) FROM sqlite_schema")
+            tidier.close()
+        }
     }
 
-    deinit { if !isClosed { sqlite3_close_v2(handle) } }
+    deinit { close() }
 
     /// `file:PATH?immutable=1` when `path`'s directory is not writable and no `-wal` or `-journal`
     /// file exists (an immutable open would ignore them); nil otherwise.

@@ -120,6 +120,10 @@ public final class VinyardStore {
                 isInitialized = true
             } else {
                 try connection.execute("PRAGMA cache_size=-65536")
+                // A Vinyard database read in a folder we can write: closing takes away the log
+                // files this read-only open created (see ``Connection/removesLogFilesOnClose``).
+                connection.removesLogFilesOnClose =
+                    access(path, W_OK) == 0 && access(Self.directory(of: path), W_OK) == 0
             }
         } catch let error as StoreError {
             if error.isCorrupt || error.isNotADatabase {
