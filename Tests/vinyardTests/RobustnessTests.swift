@@ -542,7 +542,13 @@ let hostileInputs: [HostileInput] = [
     HostileInput(name: "all-broken.jsonl", status: 1, mentions: ["{}:1", "{}:5"], read: 5) {
         Data((1...5).map { #"{"vin": "1HGCM82633A00435\#($0)", "make": broken"# + "\n" }.joined().utf8)
     },
-    HostileInput(name: "unterminated-quote.csv", status: 65, mentions: ["{}:2", "unterminated"]) {
+    // A quote never closed: the row is cut at its first line end, a `row.malformed` reject, and
+    // the next line is a row of its own (a ragged reject here); a file that ends inside the quotes
+    // was fatal, where a quote closed somewhere after it was not.
+    HostileInput(
+        name: "unterminated-quote.csv", status: 1, mentions: ["{}:2", "{}:3"], read: 2,
+        findings: ["row.malformed": 1, "row.ragged": 1]
+    ) {
         Data("vin,make\n\"1HGCM82633A004352,Honda\n".utf8) + Data(repeating: UInt8(ascii: "y"), count: 100_000)
     },
 ]

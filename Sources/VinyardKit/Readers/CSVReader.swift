@@ -90,6 +90,12 @@ public final class CSVReader: RecordReader {
         /// text (`"Felgen 17"",1000⏎…,"ok",2000`: an inch mark left unescaped): the record was cut
         /// at the end of its first line, a malformed row; -1 for none.
         var strayQuoteLine = -1
+        /// The line of a quote that opened a field and is never closed (the file ends inside it):
+        /// the record was cut at the end of its first line in that field (or runs to the end of
+        /// the file when the field has no line break), a malformed row; -1 for none.
+        var unclosedQuoteLine = -1
+        /// True when such a record runs to the end of the file (its field has no line break).
+        var endsTheFile = false
     }
 
     init(
@@ -132,6 +138,13 @@ public final class CSVReader: RecordReader {
             if hasNUL {
                 throw VinyardError(.malformedInput, "\(inputName): binary data (NUL byte) in the CSV header; is this a text file?")
             }
+            if scanned.unclosedQuoteLine >= 0 {
+                // No header to read the rows by.
+                let at = scanned.unclosedQuoteLine
+                throw VinyardError(
+                    .malformedInput,
+                    "\(inputName):\(at): unterminated quoted field in the header (the quote opened on line \(at) is never closed); close the quote or fix the export")
+            }
             if spans.overflowed {
                 throw VinyardError(
                     .malformedInput,
@@ -169,14 +182,18 @@ public final class CSVReader: RecordReader {
                 continue
             }
             let startLine = line
-            if scanned.strayQuoteLine >= 0 {
+            if scanned.strayQuoteLine >= 0 || scanned.unclosedQuoteLine >= 0 {
                 let text = text(of: scanned)
                 consume(scanned)
+                let what =
+                    scanned.strayQuoteLine >= 0
+                    ? "a quoted field opens on this line and its closing quote, on line \(scanned.strayQuoteLine), is followed by "
+                        + "text, not a delimiter"
+                    : "a quoted field opens on line \(scanned.unclosedQuoteLine) and its quote is never closed (unterminated quoted field)"
                 let finding = Finding(
                     .rowMalformed, .error,
-                    message: "a quoted field opens on this line and its closing quote, on line \(scanned.strayQuoteLine), is followed by "
-                        + "text, not a delimiter: a quote in the text (17\" for inches?) must be doubled (\"\"), or the field unquoted; "
-                        + "the next lines are read as rows of their own",
+                    message: what + ": a quote in the text (17\" for inches?) must be doubled (\"\"), or the field unquoted; "
+                        + (scanned.endsTheFile ? "; the row ends the file" : "; the next lines are read as rows of their own"),
                     input: inputName, line: startLine)
                 return .reject(RawReject(provenance: Provenance(input: inputName, line: startLine), text: text, finding: finding))
             }
@@ -188,7 +205,7 @@ public final class CSVReader: RecordReader {
                 continue
             }
             if repeatsHeaderStart(fields), fields.count == header.count,
-                zip(fields.dropFirst(), header.dropFirst()).allSatisfy({ $0.value.scalarText == $1 })
+                zip(fields.dropFirst(), header.dropFirst()).allSatisfy({ $0.value.scalarText?.lowercased() == $1.lowercased() })
             {
                 // The header again, as in files joined with `cat` (with its byte order mark):
                 // not a record.
@@ -254,14 +271,18 @@ public final class CSVReader: RecordReader {
     func repeatsHeaderStart(_ fields: [RawField]) -> Bool {
         guard let name = header.first, !name.isEmpty, case .string(let value)? = fields.first?.value else { return false }
         let n = name.utf8.count, m = value.utf8.count
-        if m == n { return value.utf8.elementsEqual(name.utf8) }
+        // In any case (`vin;make` after `VIN;Make`: exports of two systems joined).
+        if m == n { return value.utf8.elementsEqual(name.utf8) { Self.asciiLower($0) == Self.asciiLower($1) } }
         // With its byte order mark (files joined with `cat`), quoted or not: the mark before the
         // quote leaves the quotes in the value (`\u{FEFF}"VIN"`).
         guard value.utf8.starts(with: [0xEF, 0xBB, 0xBF]) else { return false }
-        if m == n + 3 { return value.utf8.dropFirst(3).elementsEqual(name.utf8) }
+        if m == n + 3 { return value.utf8.dropFirst(3).elementsEqual(name.utf8) { Self.asciiLower($0) == Self.asciiLower($1) } }
         return m == n + 5 && value.utf8.dropFirst(3).first == 0x22 && value.utf8.last == 0x22
-            && value.utf8.dropFirst(4).dropLast().elementsEqual(name.utf8)
+            && value.utf8.dropFirst(4).dropLast().elementsEqual(name.utf8) { Self.asciiLower($0) == Self.asciiLower($1) }
     }
+
+    @inline(__always)
+    private static func asciiLower(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c | 0x20 : c }
 
     /// A scanned record's bytes as text (a reject keeps them).
     private func text(of scanned: Scanned) -> String {
@@ -328,7 +349,23 @@ public final class CSVReader: RecordReader {
                         i = ByteScan.first(in: p, from: i, to: n, quote, lf, cr)
                         if i >= n {
                             if !eof { return nil }
-                            return Scanned(start: pos, contentEnd: -1, next: -1, newlines: 0, endedWithCR: false)
+                            // The file ends inside the quotes. As for a stray quote closed later
+                            // (below), the record ends with its first line in the field, a
+                            // malformed row, and the lines after it are records of their own:
+                            // whether a file loaded depended on a quote somewhere after it.
+                            var cut: Scanned
+                            if breakAt >= 0 {
+                                spans.append(fs, breakAt, 0)
+                                cut = Scanned(
+                                    start: pos, contentEnd: breakAt, next: breakAt + 1, newlines: breakNewlines + 1,
+                                    endedWithCR: p[breakAt] == cr)
+                            } else {
+                                spans.append(fs, n, 0)
+                                cut = Scanned(start: pos, contentEnd: n, next: n, newlines: newlines, endedWithCR: false)
+                                cut.endsTheFile = true
+                            }
+                            cut.unclosedQuoteLine = quoteOpenedOnLine
+                            return cut
                         }
                         let c = p[i]
                         if c == quote {
@@ -392,12 +429,6 @@ public final class CSVReader: RecordReader {
                 // Line break.
                 return Scanned(start: pos, contentEnd: i, next: i + 1, newlines: newlines + 1, endedWithCR: c == cr)
             }
-        }
-        if let result, result.contentEnd < 0 {
-            throw VinyardError(
-                .malformedInput,
-                "\(inputName):\(quoteOpenedOnLine): unterminated quoted field (the quote opened on line \(quoteOpenedOnLine) is never closed); close the quote or fix the export"
-            )
         }
         return result
     }

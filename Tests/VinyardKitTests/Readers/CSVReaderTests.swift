@@ -160,10 +160,18 @@ import Testing
         #expect(items.compactMap(\.record).map(\.provenance.line) == [3, 6])
     }
 
-    @Test func unterminatedQuoteIsMalformedNamingTheLine() throws {
+    /// A quote never closed: the row is cut at its first line end, a `row.malformed` reject naming
+    /// the line, and reading goes on with the next line. In the header it is a malformed file.
+    @Test func unterminatedQuoteIsAMalformedRowNamingTheLine() throws {
+        let (_, items) = try read("a,b\n1,2\n3,\"oops\n4,5\n")
+        #expect(items.count == 3)
+        #expect(items[0].record?.strings == ["1", "2"])
+        let reject = try #require(items[1].reject)
+        #expect(reject.finding.code == .rowMalformed && reject.provenance.line == 3 && reject.finding.message.contains("line 3"))
+        #expect(items[2].record?.strings == ["4", "5"] && items[2].record?.provenance.line == 4)
         #expect {
-            _ = try read("a,b\n1,2\n3,\"oops\n4,5\n")
-        } throws: { ($0 as? VinyardError)?.code == .malformedInput && "\($0)".contains("mem:3") }
+            _ = try read("a,\"b\n1,2\n")
+        } throws: { ($0 as? VinyardError)?.code == .malformedInput && "\($0)".contains("mem:1") }
     }
 
     @Test func windows1252RowIsFlagged() throws {
