@@ -7,10 +7,15 @@ public struct SynonymTable: Sendable, Hashable {
     /// The canonical values, in file order.
     public let canonicalValues: [String]
     private let lookup: [String: String]
+    /// Folded words a spelling may end with and still match (the makes' company forms:
+    /// `BMW AG`, `Tesla Motors`, `Honda Motor Co., Ltd.`); longest first.
+    private let suffixes: [String]
 
     /// Builds a table. Every canonical value also matches itself. Throws when one spelling maps to
     /// two canonical values.
-    public init(name: String, entries: [(canonical: String, spellings: [String])]) throws {
+    /// - Parameter suffixes: words a spelling may end with (after folding), taken off, up to three
+    ///   of them, when the whole spelling is unknown: `Mercedes-Benz AG` is `Mercedes-Benz`.
+    public init(name: String, entries: [(canonical: String, spellings: [String])], suffixes: [String] = []) throws {
         var lookup: [String: String] = [:]
         for (canonical, spellings) in entries {
             for spelling in [canonical] + spellings {
@@ -27,15 +32,31 @@ public struct SynonymTable: Sendable, Hashable {
         self.name = name
         self.canonicalValues = entries.map(\.canonical)
         self.lookup = lookup
+        self.suffixes = Set(suffixes.map(Schema.fold).filter { !$0.isEmpty }).sorted { ($0.count, $0) > ($1.count, $1) }
     }
 
     /// The canonical value for a spelling, or nil when the table does not know it.
     public func canonical(_ value: String) -> String? {
-        lookup[Schema.fold(value)]
+        canonical(folded: Schema.fold(value))
     }
 
+    /// The canonical value for a spelling written exactly so (no suffix taken off).
+    func exact(_ value: String) -> String? { lookup[Schema.fold(value)] }
+
     /// The canonical value for an already folded spelling.
-    func canonical(folded: String) -> String? { lookup[folded] }
+    func canonical(folded: String) -> String? {
+        if let known = lookup[folded] { return known }
+        guard !suffixes.isEmpty else { return nil }
+        // `hondamotorcoltd`: `ltd`, then `co`, then `motor` off; a rest that is no known spelling
+        // matches nothing (`General Motors` is not `General`).
+        var rest = Substring(folded)
+        for _ in 0..<3 {
+            guard let suffix = suffixes.first(where: { rest.count > $0.count && rest.hasSuffix($0) }) else { return nil }
+            rest = rest.dropLast(suffix.count)
+            if let known = lookup[String(rest)] { return known }
+        }
+        return nil
+    }
 }
 
 /// The known makes (`Schemas/makes.json`): canonical spelling (`VW` → `Volkswagen`) and splitting
@@ -46,8 +67,10 @@ public struct MakeTable: Sendable, Hashable {
     /// The most words any spelling has (`Daimler-Benz` is one, `Alfa Romeo` two).
     private let maxWords: Int
 
-    public init(makes: [(name: String, spellings: [String])]) throws {
-        synonyms = try SynonymTable(name: "make", entries: makes.map { ($0.name, $0.spellings) })
+    /// - Parameter companySuffixes: words of a company name after the make (`AG`, `Motors`,
+    ///   `Corporation`), matched as ``SynonymTable`` suffixes.
+    public init(makes: [(name: String, spellings: [String])], companySuffixes: [String] = []) throws {
+        synonyms = try SynonymTable(name: "make", entries: makes.map { ($0.name, $0.spellings) }, suffixes: companySuffixes)
         var most = 1
         for make in makes {
             for spelling in [make.name] + make.spellings {
@@ -69,7 +92,8 @@ public struct MakeTable: Sendable, Hashable {
         var count = min(maxWords, words.count)
         while count >= 1 {
             let candidate = words[0..<count].joined(separator: " ")
-            if let make = synonyms.canonical(candidate) {
+            // Exact spellings only: with its suffixes, `Ford SE` would be the make `Ford` without a model.
+            if let make = synonyms.exact(candidate) {
                 let rest = words[count...].joined(separator: " ")
                 return (make, rest.isEmpty ? nil : rest)
             }

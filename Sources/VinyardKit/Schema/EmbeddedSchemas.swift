@@ -19,7 +19,7 @@ enum EmbeddedSchemas {
 """#,
         "makes.json": #"""
 {
-  "description": "Canonical make spellings. Each make matches its own name and the listed spellings, compared after Schema.fold (case, spaces and punctuation ignored). The list is also the known-makes list used to split a combined 'make and model' value (longest match first, so multi-word makes win).",
+  "description": "Canonical make spellings. Each make matches its own name and the listed spellings, compared after Schema.fold (case, spaces and punctuation ignored); a make value that is none of them matches when up to three companySuffixes taken off its end leave one (BMW AG, Honda Motor Co., Ltd.). The list is also the known-makes list used to split a combined 'make and model' value (longest match first, so multi-word makes win).",
   "makes": [
     {"name": "Abarth"}, {"name": "Acura"}, {"name": "Alfa Romeo", "spellings": ["Alfa"]},
     {"name": "Alpine"}, {"name": "Aston Martin", "spellings": ["Aston"]}, {"name": "Audi"},
@@ -29,7 +29,7 @@ enum EmbeddedSchemas {
     {"name": "Cupra"}, {"name": "Dacia"}, {"name": "Daewoo"}, {"name": "Daihatsu"}, {"name": "DAF"},
     {"name": "Dodge"}, {"name": "DS", "spellings": ["DS Automobiles"]}, {"name": "Ferrari"}, {"name": "Fiat"},
     {"name": "Fisker"}, {"name": "Ford"}, {"name": "Freightliner"}, {"name": "Genesis"}, {"name": "GMC"},
-    {"name": "Harley-Davidson", "spellings": ["Harley"]}, {"name": "Honda"}, {"name": "Hummer"},
+    {"name": "Harley-Davidson", "spellings": ["Harley", "HD", "H-D"]}, {"name": "Honda"}, {"name": "Hummer"},
     {"name": "Hyundai"}, {"name": "Infiniti"}, {"name": "Isuzu"}, {"name": "Iveco"}, {"name": "Jaguar"},
     {"name": "Jeep"}, {"name": "Kawasaki"}, {"name": "Kia"}, {"name": "KTM"}, {"name": "Lada"},
     {"name": "Lamborghini"}, {"name": "Lancia"}, {"name": "Land Rover", "spellings": ["Landrover"]},
@@ -45,6 +45,12 @@ enum EmbeddedSchemas {
     {"name": "Smart"}, {"name": "SsangYong"}, {"name": "Subaru"}, {"name": "Suzuki"}, {"name": "Tesla"},
     {"name": "Toyota"}, {"name": "Triumph"}, {"name": "Volkswagen", "spellings": ["VW", "Volkswagon", "V.W.", "Vokswagen"]},
     {"name": "Volvo"}, {"name": "Yamaha"}, {"name": "Ducati"}, {"name": "Piaggio"}, {"name": "Vespa"}
+  ],
+  "companySuffixes": [
+    "AG", "GmbH", "KG", "SE", "SA", "S.p.A.", "SpA", "S.A.S.", "N.V.", "B.V.", "AB", "a.s.", "Inc", "Incorporated",
+    "Corp", "Corporation", "Co", "Company", "Ltd", "Limited", "LLC", "PLC", "Motors", "Motor", "Motor Company",
+    "Cars", "Car", "Automobiles", "Automobile", "Automotive", "Auto", "Group", "USA", "America", "North America", "Canada", "UK", "Europe", "Deutschland", "International",
+    "of America", "Trucks", "Truck"
   ]
 }
 
@@ -234,7 +240,7 @@ enum EmbeddedSchemas {
   "fields": [
     {"name": "vin", "type": "string", "format": "vin", "title": "Vehicle identification number",
      "description": "ISO 3779 VIN, upper-case, spaces and dashes removed. The key when present.",
-     "aliases": ["vehicle identification number", "vehicle id number", "vin number", "vin code", "vin no", "vin nr", "vehicle vin", "chassis number", "chassis no", "chassis", "frame number", "fahrgestellnummer", "fin", "fahrgestell nr", "numero de chassis", "chassisnummer", "vin nummer", "n de chassis", "no de chassis", "numero de bastidor", "bastidor", "numero di telaio", "telaio"]},
+     "aliases": ["vehicle identification number", "vehicle id number", "vin number", "vin code", "vin no", "vin nr", "vehicle vin", "chassis number", "chassis no", "chassis", "frame number", "fahrgestellnummer", "fin", "fahrgestell nr", "numero de chassis", "chassisnummer", "vin nummer", "n de chassis", "no de chassis", "numero de bastidor", "bastidor", "numero di telaio", "telaio", "fahrzeug-identifizierungsnummer", "fahrzeugidentifizierungsnummer", "fin-nummer", "fin nr", "vin/serial", "vin serial"]},
     {"name": "make", "type": "string", "synonyms": "make",
      "aliases": ["manufacturer", "brand", "marque", "marke", "vehicle make", "mfr", "make name", "merk", "marca", "hersteller", "fabrikant", "constructeur"]},
     {"name": "model", "type": "string",
@@ -253,7 +259,7 @@ enum EmbeddedSchemas {
      "aliases": ["fuel", "fuel type", "fueltype", "energy", "kraftstoff", "propulsion", "primary fuel", "fuel type primary", "primary fuel type", "carburant", "brandstof", "combustible", "kraftstoffart", "treibstoff", "energie"]},
     {"name": "transmission", "type": "string", "synonyms": "transmission",
      "constraints": {"enum": ["automatic", "manual", "cvt", "dual_clutch", "automated_manual"]},
-     "aliases": ["gearbox", "transmission type", "getriebe", "boîte de vitesses", "versnellingsbak"]},
+     "aliases": ["gearbox", "transmission type", "getriebe", "boîte de vitesses", "versnellingsbak", "getriebeart", "schaltung"]},
     {"name": "drive_type", "type": "string", "synonyms": "drive_type",
      "constraints": {"enum": ["fwd", "rwd", "awd", "4wd", "2wd"]},
      "aliases": ["drive", "drivetrain", "drive train", "driveline", "traction", "aandrijving"]},
@@ -262,14 +268,14 @@ enum EmbeddedSchemas {
     {"name": "power_kw", "type": "number", "unit": "kW", "constraints": {"minimum": 0, "maximum": 2000},
      "aliases": ["power", "powerkw", "power kw", "engine power", "leistung", "kw"]},
     {"name": "odometer_km", "type": "integer", "unit": "km", "constraints": {"minimum": 0, "maximum": 5000000},
-     "aliases": ["kilometrage", "odometer", "odometer km", "mileage", "mileage km", "km", "kilometers", "kilometres", "kilometerstand", "distance", "odometer reading", "current odometer", "current mileage", "odo", "kms", "odometre", "compteur", "tellerstand"]},
+     "aliases": ["kilometrage", "odometer", "odometer km", "mileage", "mileage km", "km", "kilometers", "kilometres", "kilometerstand", "distance", "odometer reading", "current odometer", "current mileage", "odo", "kms", "odometre", "compteur", "tellerstand", "laufleistung", "gesamtlaufleistung", "km-stand", "kilometer"]},
     {"name": "license_plate", "type": "string", "format": "uppercase",
      "aliases": ["plate", "licenseplate", "license plate", "licence plate", "reg plate", "registration", "registration number", "reg no", "registration plate", "number plate", "kennzeichen", "plate number", "plate no", "license number", "licence number", "license no", "licence no", "registration no", "license plate number", "licence plate number", "tag", "tag number", "tag no", "license tag", "lic plate", "lic plate no", "reg", "immatriculation", "kenteken", "matrícula", "amtliches kennzeichen"]},
     {"name": "status", "type": "string", "synonyms": "status",
      "constraints": {"enum": ["active", "maintenance", "inactive", "retired"]},
      "aliases": ["vehicle status", "fleet status"]},
     {"name": "first_registration", "type": "date-or-yearmonth",
-     "aliases": ["firstregistration", "first registration", "first registration date", "registration date", "date of first registration", "erstzulassung", "in service date", "reg date", "first registered", "date first registered", "month of first registration", "datum eerste toelating", "eerste toelating", "date de première immatriculation", "première immatriculation", "erstzulassungsdatum"]},
+     "aliases": ["firstregistration", "first registration", "first registration date", "registration date", "date of first registration", "erstzulassung", "in service date", "reg date", "first registered", "date first registered", "month of first registration", "datum eerste toelating", "eerste toelating", "date de première immatriculation", "première immatriculation", "erstzulassungsdatum", "ez", "zulassungsdatum", "datum erstzulassung", "datum der erstzulassung"]},
     {"name": "price", "type": "number", "constraints": {"minimum": 0},
      "aliases": ["price eur", "list price", "sale price", "asking price", "preis", "purchase price", "prix", "precio", "prijs"]},
     {"name": "accident_free", "type": "boolean",

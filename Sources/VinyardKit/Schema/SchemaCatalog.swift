@@ -43,7 +43,8 @@ public struct SchemaCatalog: Sendable {
                 }
             } else if path == "makes.json" {
                 let file = try Self.decode(MakesFile.self, text, path)
-                makes = try MakeTable(makes: file.makes.map { ($0.name, $0.spellings ?? []) })
+                makes = try MakeTable(
+                    makes: file.makes.map { ($0.name, $0.spellings ?? []) }, companySuffixes: file.companySuffixes ?? [])
             }
         }
         if synonyms["make"] == nil { synonyms["make"] = makes.synonyms }
@@ -56,6 +57,7 @@ public struct SchemaCatalog: Sendable {
             var spellings: [String]?
         }
         var makes: [Make]
+        var companySuffixes: [String]?
     }
 
     private static func schemaName(_ path: String) -> String {
