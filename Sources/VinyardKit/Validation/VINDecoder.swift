@@ -85,7 +85,9 @@ public enum VINDecoder {
         let b = Array(VINEngine.normalize(vin).utf8)
         guard b.count == 17 else { return nil }
         let entry = lookup(b)
-        return bestYear(b, candidates: modelYears(b, currentYear), heavy: entry?.noPosition7Rule ?? false)
+        // An unknown maker code: no rule (in North America mostly trailer, RV and other low-volume
+        // makers, whose position 7 is no year mark; `7XJBB3236TS001714`, a 2026 trailer, read 1996).
+        return bestYear(b, candidates: modelYears(b, currentYear), heavy: entry?.noPosition7Rule ?? true)
     }
 
     static func modelYears(_ b: [UInt8], _ currentYear: Int) -> [Int] {
@@ -103,7 +105,8 @@ public enum VINDecoder {
     /// The rule (49 CFR 565: a digit at position 7 means 1980-2009, a letter 2010-2039) holds for cars,
     /// MPVs and light trucks built for North America: VINs of the North American regions, and
     /// Japanese and Korean VINs whose check digit is right and whose WMI is known, the mark of a US-market
-    /// vehicle. Not for heavy trucks, buses, trailers or motorcycles (``WMIEntry/noPosition7Rule``),
+    /// vehicle. Not for heavy trucks, buses, trailers or motorcycles (``WMIEntry/noPosition7Rule``;
+    /// callers pass `heavy` for a WMI the table does not know, too),
     /// nor China (its position-7 use differs), nor Europe (S-Z): European
     /// makers compute the check digit for every market, and a European-market car's position 7 is a
     /// model code (`WDD20500XKR456789`, a 2019 Mercedes, would read 1989).
@@ -258,7 +261,7 @@ public enum VINDecoder {
         }
         a.modelYears = modelYears(forCode: Character(Unicode.Scalar(b[9])), currentYear: currentYear)
         if let latest = a.modelYears.last {
-            a.modelYear = bestYear(b, latest: latest, candidates: nil, heavy: entryIndex.map { ix.list[$0].noPosition7Rule } ?? false)
+            a.modelYear = bestYear(b, latest: latest, candidates: nil, heavy: entryIndex.map { ix.list[$0].noPosition7Rule } ?? true)
         } else {
             a.modelYear = nil
         }

@@ -12,7 +12,7 @@ struct Decode: ParsableCommand {
             and decoded without any network access: region and country (ISO 3780), manufacturer \
             and make (NHTSA vPIC WMI table), candidate model years from position 10 and the best one \
             (the position-7 rule for cars and light trucks built for North America: North American \
-            VINs, and Japanese and Korean ones with a right check digit and a known maker code; never \
+            VINs with a known maker code, and Japanese and Korean ones with a right check digit and a known maker code; never \
             later than next year), plant \
             code and serial number.
 
