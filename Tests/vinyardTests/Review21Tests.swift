@@ -41,4 +41,133 @@ import VinyardKit
         other = nil
         #expect(!fm.fileExists(atPath: db + "-wal"), "closing the last connection removes the log")
     }
+
+    /// A quote that is never closed (`"Felgen 17"",1000` with no quote after it in the file) made
+    /// the whole file fail (exit 65, nothing loaded), while the same row with a quote somewhere
+    /// below it was a `row.malformed` reject: it is now a reject either way, cut at its first line
+    /// end, and the next lines are rows. A quote opened on the last line makes that row a reject.
+    @Test func aQuoteNeverClosedIsAMalformedRowNotAFatalError() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let inch = dir.appendingPathComponent("inch.csv")
+        try Data(
+            "VIN,Make,Notes\n1FTFW1E52KFA00021,Ford,ok\n1FTFW1E54KFA00022,Ford,\"Felgen 17\"\",1000\r\n1FTFW1E56KFA00023,Ford,after\n"
+                .utf8
+        ).write(to: inch)
+        let db = dir.appendingPathComponent("x.db").path
+        let r = try runVinyard(["import", inch.path, "--db", db, "--report", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try ParsedReport(r)
+        #expect(report.int("read") == 3 && report.int("inserted") == 2 && report.int("rejected") == 1, "\(r.stdout)")
+        let store = try VinyardStore(path: db, readOnly: true)
+        #expect(try store.connection.scalarInt("SELECT line FROM rejects") == 3)
+        let reason = try store.connection.scalarText("SELECT reason FROM rejects") ?? ""
+        #expect(reason.contains("row.malformed") && reason.contains("never closed"), "\(reason)")
+        #expect(try store.connection.scalarText("SELECT notes FROM vehicles WHERE vin LIKE '%23'") == "after")
+
+        let last = dir.appendingPathComponent("last.csv")
+        try Data("VIN,Make,Notes\n1FTFW1E52KFA00021,Ford,ok\n1FTFW1E56KFA00023,Ford,\"after".utf8).write(to: last)
+        let v = try runVinyard(["validate", last.path, "--rejects", "-"])
+        #expect(v.status == 1, "\(v.stderr)")
+        #expect(v.stdout.contains("\(last.path),3,") && v.stdout.contains("the row ends the file"), "\(v.stdout)")
+        #expect(v.stderr.contains("inserted   1"), "\(v.stderr)")
+
+        // In the header there is nothing to read the rows by: still a malformed file.
+        let header = dir.appendingPathComponent("header.csv")
+        try Data("VIN,\"Make,Notes\n1FTFW1E52KFA00021,Ford,ok\n".utf8).write(to: header)
+        let h = try runVinyard(["validate", header.path])
+        #expect(h.status == 65 && h.stderr.contains("\(header.path):1: unterminated quoted field in the header"), "\(h.stderr)")
+    }
+
+    /// A make written as its company (`BMW AG`, `Tesla Motors`, `Honda Motor Co., Ltd.`) was stored as
+    /// written, so `--where make=BMW` missed it: a make the table does not know matches when up to
+    /// three company words off its end leave one it knows. Words that leave no known make change
+    /// nothing (`General Motors`), and a make and model text is still split on exact spellings.
+    @Test func companyNamesOfMakesAreTheirMake() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("makes.csv")
+        try Data(
+            ("VIN,Make,Model\nWDD2050Z1JR000709,Mercedes-Benz AG,C\nWBA8E9GZ0JN000711,BMW AG,3\n"
+                + "WVWZZZ1K2JW000713,VOLKSWAGEN AG,Golf\n5YJ3E1EA2JF000722,Tesla Motors,Model 3\nYV1DZ8259J2000724,Volvo Cars,XC60\n"
+                + "1HGCM82633A004352,\"Honda Motor Co., Ltd.\",Accord\n1FTFW1E54KFA00022,Ford Motor Company,F-150\n"
+                + "1FTFW1E52KFA00021,General Motors,x\n").utf8
+        ).write(to: input)
+        let db = dir.appendingPathComponent("x.db").path
+        let r = try runVinyard(["import", input.path, "--db", db, "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let store = try VinyardStore(path: db, readOnly: true)
+        #expect(
+            try store.connection.scalarText("SELECT group_concat(make, '|') FROM (SELECT make FROM vehicles ORDER BY rowid)")
+                == "Mercedes-Benz|BMW|Volkswagen|Tesla|Volvo|Honda|Ford|General Motors")
+        // Only the General Motors row on a Ford VIN disagrees with its VIN.
+        #expect(try store.connection.scalarInt("SELECT count(*) FROM findings WHERE code = 'vin.make_mismatch'") == 1)
+        let bmw = try runVinyard(["export", "--db", db, "--where", "make=BMW", "--columns", "vin"])
+        #expect(bmw.stdout == "vin\nWBA8E9GZ0JN000711\n", "\(bmw.stdout)")
+
+        let table = try SchemaCatalog.bundled().makes
+        #expect(table.canonical("Kia Motors America") == "Kia" && table.canonical("Bayerische Motoren Werke AG") == "BMW")
+        #expect(table.canonical("Motors") == nil && table.canonical("AG") == nil)
+        #expect(table.split("Ford SE")?.make == "Ford" && table.split("Ford SE")?.model == "SE")
+    }
+
+    /// Header spellings of German fleet files that matched no field (their columns were not
+    /// loaded, or the file was refused for want of a VIN column).
+    @Test func germanHeaderSpellingsMapToTheirFields() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("de.csv")
+        try Data(
+            ("Fahrzeug-Identifizierungsnummer;Marke;Laufleistung;EZ;Getriebeart\n"
+                + "WBA8E9GZ0JN000711;BMW;45000;03.2018;Automatik\n").utf8
+        ).write(to: input)
+        let db = dir.appendingPathComponent("x.db").path
+        let r = try runVinyard(["import", input.path, "--db", db])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.stdout.contains("matches no field") && !r.stderr.contains("matches no field"), "\(r.stdout)\(r.stderr)")
+        let store = try VinyardStore(path: db, readOnly: true)
+        #expect(
+            try store.connection.scalarText("SELECT odometer_km || ' ' || first_registration || ' ' || transmission FROM vehicles")
+                == "45000 2018-03 automatic")
+        for header in ["FIN-Nummer", "VIN/Serial", "km-Stand", "Kilometer", "Zulassungsdatum"] {
+            let other = dir.appendingPathComponent("h.csv")
+            try Data("\(header)\nx\n".utf8).write(to: other)
+            let v = try runVinyard(["validate", other.path, "--source", "fleet"])
+            #expect(!v.stderr.contains("matches no field"), "\(header): \(v.stderr)")
+        }
+    }
+
+    /// A North American maker code the table does not know is mostly a trailer, RV or other
+    /// low-volume maker, whose position 7 is no year mark: the position-7 rule made
+    /// `7XJBB3236TS001714` (a 2026 trailer, from vPIC's own examples) a 1996 one, and a row declaring
+    /// 2026 a `vin.year_mismatch`. Known makers keep the rule (`1FTEF15N4S…` is a 1995 F-150).
+    @Test func anUnknownNorthAmericanMakerGetsNoPosition7Rule() throws {
+        let decoded = try runVinyard(["decode", "7XJBB3236TS001714", "1FTEF15N4SLA00001", "KMYDA5204EK012345", "--format", "json"])
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(decoded.stdout.utf8)) as? [[String: Any]])
+        #expect(objects.map { $0["model_year"] as? Int } == [2026, 1995, 2014], "\(decoded.stdout)")
+
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("trailers.csv")
+        // Also: `HD` is Harley-Davidson, and the header again in other letter case is no row.
+        try Data("vin,make,model_year\n7XJBB3236TS001714,BUILT,2026\n1HD1GP4558K319097,HD,2008\nVIN,MAKE,Model_Year\n".utf8)
+            .write(to: input)
+        let r = try runVinyard(["validate", input.path, "--report", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try ParsedReport(r)
+        #expect(report.int("read") == 2 && report.int("rejected") == 0, "\(r.stdout)")
+        #expect(!r.stdout.contains("vin.year_mismatch") && !r.stdout.contains("vin.make_mismatch"), "\(r.stdout)")
+    }
+
+    /// Maker codes that were unknown (`vin.wmi_unknown`) though common: GM's passenger vans (1GA,
+    /// 1GJ), Hyundai Canada (2HM), Mercedes-Benz Argentina (8AC), Honda's Thai motorcycles (MLH).
+    @Test func commonMakerCodesAreKnown() throws {
+        let vins = ["1GAZGPFG0H1123456", "1GJZ7PFG0H1123456", "2HMJF31J9PH123456", "8AC90613XHE123456", "MLHJC6112H5012345"]
+        let r = try runVinyard(["decode"] + vins + ["--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        #expect(objects.map { $0["manufacturer"] as? String } == ["Chevrolet", "GMC", "Hyundai", "Mercedes-Benz", "Honda"])
+        #expect(objects.map { $0["country"] as? String } == ["United States", "United States", "Canada", "Argentina", "Thailand"])
+        #expect(objects.allSatisfy { ($0["findings"] as? [Any])?.isEmpty == true }, "\(r.stdout)")
+    }
 }
