@@ -90,7 +90,7 @@ extension ValueParser {
         "yyyyMMdd",
     ].compactMap(
         DatePattern.init)
-    private static let yearMonthPatterns = ["yyyy-MM", "yyyy/MM", "MM/yyyy", "M/yyyy", "MM.yyyy", "MM-yyyy"].compactMap(
+    private static let yearMonthPatterns = ["yyyy-MM", "yyyy/MM", "MM/yyyy", "M/yyyy", "MM.yyyy", "MM-yyyy", "yyyy-M", "yyyy/M", "M.yyyy"].compactMap(
         DatePattern.init)
 
     /// `yyyy-MM-dd`, or `yyyy-MM` when `day` is nil; nil when the date does not exist.
