@@ -34,7 +34,10 @@ extension ExportTable {
                 arguments.append(.text(matcher.map { Connection.caseless($0.normalized(value)) } ?? value))
                 return "?\(arguments.count)"
             }
-            let value = condition.values.first ?? ""
+            // In Unicode NFC, as text is stored: a decomposed `Citroe\u{0308}n` (macOS input) found
+            // nothing with `~` and compared wrongly with `<`, `>` (`=` and `in` normalize anyway).
+            let values = condition.values.map(FieldTyper.composed)
+            let value = values.first ?? ""
             if column.kind == .array, let term = try listTerm(c, condition: condition, bind: { value in
                 arguments.append(.text(Connection.caseless(value)))
                 return "?\(arguments.count)"
@@ -47,13 +50,22 @@ extension ExportTable {
                 terms.append("(\(c) IS NULL OR \(c) = '')")
             case .notEqual where value.isEmpty:
                 terms.append("(\(c) IS NOT NULL AND \(c) <> '')")
+            case .equal where matcher?.isDateTime == true, .notEqual where matcher?.isDateTime == true:
+                // A date-time with a time is the instant it stands for, as `<` and `>` compare it:
+                // `=2024-06-30T15:15:00Z` found no `2024-06-30T08:15:00-07:00`, which `>=` and `<=` both found.
+                if let instant = ValueParser.parseDateTime(ValueParser.trimmed(value)), instant.utf8.count > 10 {
+                    arguments.append(.text(instant))
+                    terms.append("julianday(\(c)) \(condition.op == .equal ? "=" : "IS NOT") julianday(?\(arguments.count))")
+                } else {
+                    terms.append("vinyard_fold(\(c)) \(condition.op == .equal ? "=" : "IS NOT") \(folded(value))")
+                }
             case .equal where matcher != nil:
                 terms.append("vinyard_fold(\(c)) = \(folded(value))")
             case .notEqual where matcher != nil:
                 terms.append("vinyard_fold(\(c)) IS NOT \(folded(value))")
             case .in where matcher != nil:
-                let values = condition.values.filter { !$0.isEmpty }
-                terms.append("vinyard_fold(\(c)) IN (\(values.map(folded).joined(separator: ", ")))")
+                let values = values.filter { !$0.isEmpty }
+                terms.append(Self.orMissing(c, "vinyard_fold(\(c)) IN (\(values.map(folded).joined(separator: ", ")))", condition))
             case .equal:
                 terms.append("\(c) = \(try bound(value))")
             case .notEqual:
@@ -92,12 +104,20 @@ extension ExportTable {
                     : "vinyard_fold(\(c))"
                 terms.append("instr(\(text), ?\(arguments.count)) > 0")
             case .in:
-                let values = condition.values.filter { !$0.isEmpty }
+                let values = values.filter { !$0.isEmpty }
                 let placeholders = try values.map(bound).joined(separator: ", ")
-                terms.append("\(c) IN (\(placeholders))")
+                terms.append(Self.orMissing(c, "\(c) IN (\(placeholders))", condition))
             }
         }
         return (terms, arguments)
+    }
+
+    /// An `in` list with an empty value (`make in '',BMW`) also matches a missing value, as `make=''`
+    /// does: `in` is the `=` of each value, ORed (the empty value was dropped, so rows without a make
+    /// were not found).
+    private static func orMissing(_ column: String, _ term: String, _ condition: Condition) -> String {
+        guard condition.values.contains(where: \.isEmpty) else { return term }
+        return "(\(column) IS NULL OR \(column) = '' OR \(term))"
     }
 
     /// A date bound that names a period (a year `2019`, a month `2019-03`, and on a date-time
@@ -216,6 +236,9 @@ extension ExportTable {
 
     /// The bound value for a condition on `column`: a number for numeric columns (a usage error
     /// when it is not one), 0/1 for booleans, text otherwise.
+    /// The bytes of a decimal number as `--where` takes it: digits, sign, point, exponent.
+    private static let decimalNumberBytes = Set("0123456789+-.eE".utf8)
+
     static func argument(_ value: String, for column: Column, condition: Condition) throws -> FieldValue {
         func usage(_ why: String) -> VinyardError {
             VinyardError(.usage, "--where \(condition.field) \(condition.op.rawValue) '\(value)': \(why)")
@@ -230,7 +253,9 @@ extension ExportTable {
             default: throw usage("\(column.name) is a boolean field; use true or false")
             }
         case .integer, .real:
-            guard let number = Double(value), number.isFinite else {
+            // Decimal only: Swift's Double also reads hexadecimal (`0x7E2` matched 2018) and `nan`.
+            guard value.utf8.allSatisfy({ Self.decimalNumberBytes.contains($0) }), let number = Double(value), number.isFinite
+            else {
                 throw usage("\(column.name) is a numeric field; the value must be a number")
             }
             if number == number.rounded(.towardZero), abs(number) < 9e15 { return .integer(Int64(number)) }
