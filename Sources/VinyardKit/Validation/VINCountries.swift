@@ -49,7 +49,8 @@ enum VINCountries {
             ("Z", "A", "U", "Italy"), ("Z", "X", "Z", "Slovenia"), ("Z", "1", "1", "San Marino"),
             ("Z", "3", "5", "Lithuania"), ("Z", "6", "0", "Russia"),
             ("1", "A", "0", "United States"), ("4", "A", "0", "United States"), ("5", "A", "0", "United States"),
-            ("7", "A", "0", "United States"),
+            // 7A-7E are New Zealand's (ISO 3780); SAE gives 7F-70 to the United States (7FA Honda, 7SA Tesla).
+            ("7", "A", "E", "New Zealand"), ("7", "F", "0", "United States"),
             ("2", "A", "5", "Canada"),
             ("3", "A", "X", "Mexico"), ("3", "5", "5", "Dominican Republic"), ("3", "6", "6", "Honduras"),
             ("3", "7", "7", "Panama"), ("3", "8", "9", "Puerto Rico"),

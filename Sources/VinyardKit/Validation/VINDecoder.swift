@@ -32,7 +32,12 @@ public enum VINDecoder {
     @inline(__always)
     static func checkDigitMandatory<C: Collection>(_ b: C) -> Bool where C.Element == UInt8 {
         guard let first = b.first else { return false }
-        return (first >= UInt8(ascii: "1") && first <= UInt8(ascii: "5")) || first == UInt8(ascii: "7") || isChinese(first)
+        if first == UInt8(ascii: "7") {
+            // Not New Zealand's 7A-7E.
+            guard let second = b.dropFirst().first else { return true }
+            return !(second >= UInt8(ascii: "A") && second <= UInt8(ascii: "E"))
+        }
+        return (first >= UInt8(ascii: "1") && first <= UInt8(ascii: "5")) || isChinese(first)
     }
 
     /// A first character assigned to China: L, and H (SAE's newer allocation).
@@ -242,7 +247,8 @@ public enum VINDecoder {
         guard b.count >= 2 else { return }
         let country = VINCountries.fastCountry(b[0], b[1])
         a.country = country
-        a.region = country == "United States" ? "North America" : region(forFirstByte: b[0])
+        a.region =
+            country == "United States" ? "North America" : country == "New Zealand" ? "Oceania" : region(forFirstByte: b[0])
         let ix = WMITable.index
         let entryIndex = WMITable.lookupIndex(b)
         if let entryIndex {
