@@ -170,4 +170,90 @@ import VinyardKit
         #expect(objects.map { $0["country"] as? String } == ["United States", "United States", "Canada", "Argentina", "Thailand"])
         #expect(objects.allSatisfy { ($0["findings"] as? [Any])?.isEmpty == true }, "\(r.stdout)")
     }
+
+    /// Spellings of seed-shaped `random-vehicle` records that were rejects or split wrongly:
+    /// `Flex`, `Liquified petroleum`, `Gasoline Plug-in Hybrid`, `Biodiesel`, `Part-time 4WD`,
+    /// `Direct drive`; `Great Wall Haval H6` was the make `Great`; `Mercedes-AMG` stayed as
+    /// written. A year-month with a one-digit month (`2019-4`) was a `field.date` reject.
+    @Test func moreSpellingsOfSeedShapedRecordsNormalize() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("rv.json")
+        try Data(
+            #"""
+            [{"id":1,"uid":"a","vin":"1FTFW1E57KFA14352","make_and_model":"Great Wall Haval H6","fuel_type":"Flex","drive_type":"Part-time 4WD","transmission":"Direct drive"},
+            {"id":2,"uid":"b","vin":"1HGCV1F52MA000123","make_and_model":"Mercedes-AMG GT","fuel_type":"Liquified petroleum","drive_type":"4x2/2-wheel drive","transmission":"Automanual"},
+            {"id":3,"uid":"c","vin":"1C4PJMAK2CW184491","make_and_model":"Jeep Liberty","fuel_type":"Gasoline Plug-in Hybrid","drive_type":"AWD","transmission":"CVT"},
+            {"id":4,"uid":"d","vin":"2HKRM3H38EH550410","make_and_model":"Honda CR-V","fuel_type":"Biodiesel","drive_type":"RWD","transmission":"Manual"}]
+            """#.utf8
+        ).write(to: input)
+        let db = dir.appendingPathComponent("x.db").path
+        let r = try runVinyard(["import", input.path, "--db", db, "--report", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try ParsedReport(r).int("inserted") == 4, "\(r.stdout)")
+        let store = try VinyardStore(path: db, readOnly: true)
+        let rows = try store.connection.scalarText(
+            "SELECT group_concat(make || '/' || model || '/' || fuel_type || '/' || drive_type || '/' || transmission, '|') "
+                + "FROM (SELECT * FROM vehicles ORDER BY source_id)")
+        #expect(
+            rows
+                == "Great Wall/Haval H6/flex_fuel/4wd/automatic|Mercedes-Benz/GT/lpg/2wd/automated_manual|"
+                + "Jeep/Liberty/plug_in_hybrid/awd/cvt|Honda/CR-V/diesel/rwd/manual")
+
+        let dates = dir.appendingPathComponent("d.csv")
+        try Data("vin,first_registration\n1FTFW1E57KFA14352,2019-4\n1HGCV1F52MA000123,4.2019\n".utf8).write(to: dates)
+        let out = dir.appendingPathComponent("d.out.csv")
+        let c = try runVinyard(["convert", dates.path, "-o", out.path])
+        #expect(c.status == 0, "\(c.stderr)")
+        let text = try String(contentsOf: out, encoding: .utf8)
+        #expect(text.contains(",2019-04,") && !text.contains("2019-4"), "\(text)")
+    }
+
+    /// `--where` audit: a decomposed value (`Citroe\u{0308}n`, as macOS input writes it) found
+    /// nothing with `~`; `=` on a date-time compared text while `<=` and `>=` compared instants
+    /// (`last_sync=2024-06-30T15:15:00Z` missed `2024-06-30T08:15:00-07:00`, which both range
+    /// filters found); a hexadecimal number (`0x7E2`) was read as 2018.
+    @Test func whereFiltersNormalizeTextAndCompareInstants() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("f.csv")
+        try Data(
+            ("vin,make,model_year,last_sync\nVF7SA9HD8CW000001,Citroën,2018,2024-06-30T08:15:00-07:00\n"
+                + "1FTFW1E57KFA14352,Ford,2019,2024-06-30T15:16:00Z\n").utf8
+        ).write(to: input)
+        let db = dir.appendingPathComponent("x.db").path
+        #expect(try runVinyard(["import", input.path, "--db", db, "-q"]).status == 0)
+        func vins(_ filter: String) throws -> String {
+            let r = try runVinyard(["export", "--db", db, "--where", filter, "--columns", "vin"])
+            #expect(r.status == 0, "\(filter): \(r.stderr)")
+            return r.stdout.split(separator: "\n").dropFirst().joined(separator: ",")
+        }
+        #expect(try vins("make~Citroe\u{0308}n") == "VF7SA9HD8CW000001")
+        #expect(try vins("make>=Citroe\u{0308}n") == "1FTFW1E57KFA14352,VF7SA9HD8CW000001")
+        #expect(try vins("last_sync=2024-06-30T15:15:00Z") == "VF7SA9HD8CW000001")
+        #expect(try vins("last_sync!=2024-06-30T15:15:00Z") == "1FTFW1E57KFA14352")
+        #expect(try vins("last_sync=2024-06-30T17:15:00+02:00") == "VF7SA9HD8CW000001")
+        // `in` with an empty value also finds a missing one, as `=''` does.
+        let blank = dir.appendingPathComponent("blank.csv")
+        try Data("vin,make\n2HKRM3H38EH550410,\n".utf8).write(to: blank)
+        #expect(try runVinyard(["import", blank.path, "--db", db, "-q"]).status == 0)
+        #expect(try vins("make in '',Ford") == "1FTFW1E57KFA14352,2HKRM3H38EH550410")
+        #expect(try vins("make=''") == "2HKRM3H38EH550410")
+        let hex = try runVinyard(["export", "--db", db, "--where", "model_year=0x7E2"])
+        #expect(hex.status == 64 && hex.stderr.contains("must be a number"), "\(hex.stderr)")
+    }
+
+    /// ISO 3780 gives 7A-7E to New Zealand; only 7F-70 are the United States' (SAE's newer
+    /// allocation: 7FA Honda, 7SA Tesla). 7A-7E VINs were United States, North America, with a
+    /// mandatory check digit.
+    @Test func sevenAToEIsNewZealand() throws {
+        let r = try runVinyard(["decode", "7AT0H63KX5Y123456", "7SAYGDEE5PF123456", "--format", "json"])
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]], "\(r.stdout)")
+        #expect(objects.map { $0["country"] as? String } == ["New Zealand", "United States"])
+        #expect(objects.map { $0["region"] as? String } == ["Oceania", "North America"])
+        let findings = (objects[0]["findings"] as? [[String: Any]]) ?? []
+        #expect(
+            findings.allSatisfy { $0["code"] as? String != "vin.check_digit" || $0["severity"] as? String == "warning" },
+            "\(findings)")
+    }
 }
