@@ -282,6 +282,7 @@ public enum VINEngine {
                     // `…3C2…`). There only a letter in the serial's last four positions, which ISO
                     // 3779 makes digits, is taken for the typo (`WBA8E9G52HNU1Z345`).
                     var suggestion = repair(bytes, requireCheckDigit: true, requireMandatoryRegion: mandatory)
+                    var northAmericanTypo = false
                     // Nor a typo in an unknown manufacturer code that makes it a known one whose
                     // check digit is mandatory (`SUX…` for BMW US's `5UX…`, `ZT1…` for `2T1…`):
                     // that VIN passes its check digit, the one written has no maker.
@@ -294,9 +295,16 @@ public enum VINEngine {
                             analysis.wmi == nil && VINDecoder.checkDigitMandatory(repaired)
                             && repaired.withUnsafeBufferPointer { WMITable.lookupIndex($0) != nil }
                         if !serialLetterFixed && !makerFixed { suggestion = nil }
+                        northAmericanTypo = makerFixed
                     }
                     var message = "check digit is \(Character(Unicode.Scalar(bytes[8]))), expected \(Character(Unicode.Scalar(digit)))"
-                    if let suggestion {
+                    if let suggestion, northAmericanTypo {
+                        // The VIN is the repaired one's, whose check digit is mandatory: an error, as
+                        // on that VIN (a first-character typo, `SNP…` for `5NP…`, made it a warning
+                        // and the row was loaded; an audit planted 21).
+                        message += "; probable VIN \(suggestion), a VIN whose check digit is mandatory (its manufacturer code \(suggestion.prefix(3)) is known, \(String(decoding: bytes.prefix(3), as: UTF8.self)) is not)"
+                        analysis.suggestion = suggestion
+                    } else if let suggestion {
                         message += "; probable VIN \(suggestion)"
                         analysis.suggestion = suggestion
                     } else if mandatory {
@@ -304,7 +312,7 @@ public enum VINEngine {
                     } else {
                         message += " (the check digit is optional outside North America and China)"
                     }
-                    add(.vinCheckDigit, mandatory ? .error : .warning, message, suggestion: suggestion)
+                    add(.vinCheckDigit, mandatory || northAmericanTypo ? .error : .warning, message, suggestion: suggestion)
                 }
             }
         } else if bytes.count == 17 && illegal.count == 1 {
