@@ -96,18 +96,21 @@ let allSamples = [
     }
 
     /// Past 20 repair suggestions the text report says where the rest are: the rejects file when
-    /// one is written, else the JSON report (it named a rejects file that was not asked for).
+    /// one is written (for rejected rows), and the JSON report (it named a rejects file that was
+    /// not asked for).
     @Test func moreSuggestionsSayWhereTheyAre() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("dirty.csv").path
         #expect(try runVinyard(["generate", "--rows", "3000", "--seed", "5", "--dirty", "0.2", "-o", file]).status == 0)
         let plain = try runVinyard(["validate", file])
-        #expect(plain.stdout.contains("more (listed by --report json)"), "\(plain.stdout)")
+        #expect(plain.stdout.contains("more (--report json lists the first 100)"), "\(plain.stdout)")
         #expect(!plain.stdout.contains("rejects file"), "\(plain.stdout)")
         let rejects = dir.appendingPathComponent("rejects.csv").path
         let written = try runVinyard(["validate", file, "--rejects", rejects])
-        #expect(written.stdout.contains("more (in the rejects file \(rejects))"), "\(written.stdout)")
+        #expect(
+            written.stdout.contains("more (those of rejected rows are in the rejects file \(rejects); --report json lists the first 100)"),
+            "\(written.stdout)")
     }
 
     /// A CSV column that no field of the source takes is not loaded: the run says so once per

@@ -114,7 +114,8 @@ public struct KeyTracker: Sendable {
     public enum Outcome: Sendable, Equatable {
         /// First time in this run.
         case new
-        /// Seen before in this run; `conflict` when the values differ; the first place it was seen.
+        /// Seen before in this run; `conflict` when the values differ from the record last seen
+        /// with the key (the one a later record replaces), whose place this is.
         case duplicate(conflict: Bool, firstInput: Int, firstLine: Int)
     }
 
@@ -160,9 +161,11 @@ public struct KeyTracker: Sendable {
             } else {
                 conflict = Self.fingerprintsDiffer(entry, signature, mask)
             }
-            // With the default policy `last`, the later record replaces the earlier one.
+            // With the default policy `last`, the later record replaces the earlier one, and its
+            // place is the one the next record with this key is compared with (a conflict named
+            // the first record's line, whose values were no longer the ones compared).
             return Entry(
-                valuesHash: signature.hash(within: mask), mask: mask, input: entry.input, line: entry.line,
+                valuesHash: signature.hash(within: mask), mask: mask, input: Int32(clamping: input), line: Int32(clamping: line),
                 fingerprints: fingerprints)
         }
         guard let earlier else { return .new }

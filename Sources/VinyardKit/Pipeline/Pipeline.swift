@@ -70,6 +70,12 @@ public final class Pipeline {
     private var checkers: [RecordChecker] = []
     private var checkersHashRows = false
 
+    /// Gets every finding of the run and every duplicate, when set (`validate --findings`).
+    public var findingsWriter: FindingsWriter?
+
+    /// Shadowed columns (and keys) named per input, at most.
+    static let namedColumnLimit = 20
+
     public init(options: PipelineOptions, catalog: SchemaCatalog) {
         self.options = options
         self.catalog = catalog
@@ -181,7 +187,15 @@ public final class Pipeline {
         // A rejects file's `_extra` column: a loaded record whose `_extra` holds values is said once.
         var extraColumn: Int?
         if let mapper, let header = reader.csvHeader {
-            input.warnings += mapper.shadowedColumns(header).map(\.message)
+            // At most 20 named, as for unmapped columns: a header of 150,000 `vin` columns printed
+            // 149,999 warnings (a 26 MB JSON report for a 3 MB input).
+            let shadowed = mapper.shadowedColumns(header)
+            input.warnings += shadowed.prefix(Self.namedColumnLimit).map(\.message)
+            if shadowed.count > Self.namedColumnLimit {
+                input.warnings.append(
+                    "\(shadowed.count - Self.namedColumnLimit) more columns are shadowed by an earlier column mapped to the same field "
+                        + "and are read only where it is empty; only the first \(Self.namedColumnLimit) are named")
+            }
             // A rejects file read again: its provenance and findings columns are the earlier run's, not data.
             // So is its `_extra` column (empty but for ragged rows, whose extra values a reject keeps
             // in the new `_extra`): every rejects file read again was told its own column is not loaded.
@@ -259,7 +273,8 @@ public final class Pipeline {
                 if let failure = batch.mappingFailure { throw failure }
                 if reader.csvHeader == nil {
                     for (column, provenance) in batch.shadowedKeys
-                    where shadowedKeys.insert("\(column.winnerName)\u{0}\(column.name)\u{0}\(column.field)").inserted {
+                    where shadowedKeys.count < Self.namedColumnLimit
+                        && shadowedKeys.insert("\(column.winnerName)\u{0}\(column.name)\u{0}\(column.field)").inserted {
                         input.warnings.append(column.keyMessage(line: provenance.line))
                     }
                     for (name, provenance) in batch.unmappedKeys
@@ -466,6 +481,7 @@ public final class Pipeline {
                         }
                         try sink.reject(rejected, source: batch.mappingName)
                         report.count(rejected.finding)
+                        try findingsWriter?.write(rejected.finding, vin: nil)
                         report.rejected += 1
                         input.rejected += 1
                         continue
@@ -496,6 +512,7 @@ public final class Pipeline {
                     if !record.findings.isEmpty {
                         let vin = vinText(record, mapper)
                         for finding in record.findings { report.count(finding, vin: vin) }
+                        if let findingsWriter { for finding in record.findings { try findingsWriter.write(finding, vin: vin) } }
                     }
                     if record.isRejected || record.key == nil {
                         try sink.reject(record, schema: schema, source: source)
@@ -508,6 +525,13 @@ public final class Pipeline {
                         record, schema: schema, source: source,
                         rowHash: slot < rowHashes.count ? rowHashes[slot] : nil, keyHash: keyHash == 0 ? nil : keyHash)
                     for finding in result.conflicts { report.count(finding) }
+                    if let findingsWriter {
+                        for finding in result.conflicts { try findingsWriter.write(finding, vin: vinText(record, mapper)) }
+                        if result.outcome == .duplicate, let key = record.key {
+                            try findingsWriter.duplicate(
+                                key: key, at: record.provenance, earlier: result.earlier, vin: vinText(record, mapper))
+                        }
+                    }
                     switch result.outcome {
                     case .inserted: report.inserted += 1
                     case .updated: report.updated += 1

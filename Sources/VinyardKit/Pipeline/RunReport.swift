@@ -62,11 +62,16 @@ public struct RunReport: Sendable {
     public var findingsBySeverity: [Severity: [FindingCode: Int]] = [:]
     /// The first few places of each code, by severity.
     public var examplesBySeverity: [Severity: [FindingCode: [String]]] = [:]
+    /// The first ``maxSuggestions`` repair suggestions.
     public var suggestions: [Suggestion] = []
+    /// All repair suggestions of the run (``suggestions`` holds the first ``maxSuggestions``).
+    public var suggestionCount = 0
     public var inputs: [Input] = []
     public var elapsedSeconds: Double = 0
     /// Where rejected records were written, if anywhere.
     public var rejectsPath: String?
+    /// Where every finding was written (`validate --findings`), if anywhere.
+    public var findingsPath: String?
     /// For an import: whether the run was committed (false when `--strict` rolled it back), and
     /// its `import_runs.id` when it was; nil for `validate` and `convert`.
     public var committed: Bool?
@@ -101,6 +106,7 @@ public struct RunReport: Sendable {
                 examplesBySeverity[finding.severity, default: [:]][finding.code] = own
             }
         }
+        if finding.code == .vinCheckDigit || finding.code == .vinCharacters, finding.suggestion != nil { suggestionCount += 1 }
         if finding.code == .vinCheckDigit || finding.code == .vinCharacters, let s = finding.suggestion,
             suggestions.count < Self.maxSuggestions, let input = finding.input, let line = finding.line
         {
@@ -126,6 +132,8 @@ extension RunReport {
             uniqueKeysWithValues: [Severity.error, .warning].map { severity in
                 (severity.rawValue, Dictionary(uniqueKeysWithValues: (findingsBySeverity[severity] ?? [:]).map { ($0.key.rawValue, $0.value) }))
             })
+        // `suggestions` lists the first 100; the count is of all.
+        object["suggestion_count"] = suggestionCount
         object["suggestions"] = suggestions.map { s -> [String: Any] in
             var o: [String: Any] = ["input": s.input, "line": s.line, "vin": s.vin, "suggestion": s.suggestion]
             if let element = s.element { o["element"] = element }
@@ -141,6 +149,7 @@ extension RunReport {
             return o
         }
         object["rejects_file"] = rejectsPath ?? NSNull()
+        if let findingsPath { object["findings_file"] = findingsPath }
         if let committed {
             object["committed"] = committed
             object["run_id"] = runID.map { NSNumber(value: $0) } ?? NSNull()
@@ -191,12 +200,15 @@ extension RunReport {
             for s in suggestions.prefix(20) {
                 out += "  \(s.place)  \(s.vin.isEmpty ? "" : s.vin + " → ")\(s.suggestion)\n"
             }
-            if suggestions.count > 20 {
-                let more = suggestions.count - 20
-                out += "  … \(more) more (\(rejectsPath.map { "in the rejects file \($0)" } ?? "listed by --report json"))\n"
+            if max(suggestionCount, suggestions.count) > 20 {
+                // All of them, not the 100 the report keeps; a rejects file has those of rejected rows only.
+                let more = max(suggestionCount, suggestions.count) - 20
+                let listed = "--report json lists the first \(Self.maxSuggestions)"
+                out += "  … \(more) more (\(rejectsPath.map { "those of rejected rows are in the rejects file \($0); " } ?? "")\(listed))\n"
             }
         }
         if let rejectsPath { out += "\nrejects written to \(rejectsPath)\n" }
+        if let findingsPath { out += "\(rejectsPath == nil ? "\n" : "")every finding and duplicate written to \(findingsPath)\n" }
         let rate = elapsedSeconds > 0 ? Double(read) / elapsedSeconds : 0
         out += String(format: "\n%.2f s, %.0f rows/s\n", elapsedSeconds, rate)
         return out

@@ -5,6 +5,8 @@ public final class ValidationSink: RecordSink {
     private var tracker = KeyTracker()
     private let rejects: RejectsWriter?
     private var inputNumbers: [String: Int] = [:]
+    /// The input names by number (for where a duplicate's key was first read).
+    private var inputNames: [String] = []
     private var lastInput: (name: String, number: Int)?
     private var scratch = KeyTracker.Signature(fieldHashes: [])
     private var counted: [Bool] = []
@@ -23,14 +25,16 @@ public final class ValidationSink: RecordSink {
         switch outcome {
         case .new:
             return WriteResult(outcome: .inserted)
-        case .duplicate(let conflict, _, let firstLine):
-            guard conflict else { return WriteResult(outcome: .duplicate) }
+        case .duplicate(let conflict, let firstInput, let firstLine):
+            let earlier = inputNames.indices.contains(firstInput)
+                ? Provenance(input: inputNames[firstInput], line: firstLine) : nil
+            guard conflict else { return WriteResult(outcome: .duplicate, earlier: earlier) }
             let finding = Finding(
                 .keyConflict, .warning, field: schema.primaryKey.first,
-                message: "\(key) appeared before (line \(firstLine)) with different values; "
+                message: "\(key) appeared before (\(earlier.map { $0.input == record.provenance.input ? "line \($0.line)" : "\($0.input):\($0.line)" } ?? "line \(firstLine)")) with different values; "
                     + "the later record wins (--on-duplicate last) — check which one is right",
                 input: record.provenance.input, line: record.provenance.line, element: record.provenance.index)
-            return WriteResult(outcome: .duplicate, conflicts: [finding])
+            return WriteResult(outcome: .duplicate, conflicts: [finding], earlier: earlier)
         }
     }
 
@@ -50,6 +54,7 @@ public final class ValidationSink: RecordSink {
         // the name (a dictionary lookup was ~350 instructions a row, callgrind).
         if let last = lastInput, last.name == name { return last.number }
         let n = inputNumbers[name] ?? inputNumbers.count
+        if n == inputNames.count { inputNames.append(name) }
         inputNumbers[name] = n
         lastInput = (name, n)
         return n

@@ -30,9 +30,12 @@ public struct WriteResult: Sendable, Hashable {
     /// `key.conflict` warnings, one per field whose values differ between the stored row and the
     /// record (also recorded in the `findings` table).
     public var conflicts: [Finding]
-    public init(outcome: WriteOutcome, conflicts: [Finding] = []) {
+    /// For a duplicate: where its key was first read in the run, when the sink knows (`validate`'s does).
+    public var earlier: Provenance?
+    public init(outcome: WriteOutcome, conflicts: [Finding] = [], earlier: Provenance? = nil) {
         self.outcome = outcome
         self.conflicts = conflicts
+        self.earlier = earlier
     }
 }
 

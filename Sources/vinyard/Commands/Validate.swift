@@ -13,15 +13,20 @@ struct Validate: ParsableCommand {
             The text report lists findings per code with the first lines where each occurs and \
             probable VINs for single-typo check-digit failures. --rejects FILE writes every rejected \
             record with its original fields plus _input, _line and _findings (CSV; JSON Lines when \
-            FILE ends in .jsonl, a JSON array when .json), ready to send back.
+            FILE ends in .jsonl, a JSON array when .json), ready to send back. --findings FILE \
+            writes every finding, errors and warnings, one row each (input, line, element, severity, \
+            code, field, vin, suggestion, message), and a row with code `duplicate` for each record \
+            whose key an earlier one had, naming where: the report itself lists only the first \
+            places of each code.
 
             Exit status: 0 when no record is rejected, 1 when some are, 64 usage, 65 malformed \
-            input, 66 missing input, 74 when the rejects file or the report cannot be written, \
+            input, 66 missing input, 74 when the rejects or findings file or the report cannot be written, \
             130 or 143 interrupted (SIGINT, SIGTERM).
 
             Examples:
               vinyard validate Samples/fleet.csv
               vinyard validate leasing-export.csv --rejects rejects.csv
+              vinyard validate leasing-export.csv --findings findings.csv
               vinyard validate Samples/*.json Samples/fleet.jsonl --report json
               gunzip -c fleet.csv.gz | vinyard validate - --source fleet
             """
@@ -33,6 +38,9 @@ struct Validate: ParsableCommand {
     @Option(help: "Write rejected records to this file (CSV; JSON Lines when it ends in .jsonl, a JSON array when .json, tab-separated when .tsv; - is standard output, and the report then goes to standard error).")
     var rejects: String?
 
+    @Option(help: "Write every finding and duplicate, one row each, to this file (CSV; JSON Lines when it ends in .jsonl, a JSON array when .json, tab-separated when .tsv; - is standard output, and the report then goes to standard error).")
+    var findings: String?
+
     @Option(help: "Report format: text or json.")
     var report: ReportFormat = .text
 
@@ -42,18 +50,22 @@ struct Validate: ParsableCommand {
 
     func run() throws {
         var rejected = 0
-        let json = JSONReportDestination(report: report, rejects: rejects)
+        // Standard output taken by the rejects or the findings: the report goes to standard error.
+        let json = JSONReportDestination(report: report, rejects: findings == "-" ? findings : rejects)
         removeStagedOutputsOnSignal(command: "validate", json: json)
         try reportingErrors(json: json) {
-            try checkOutputsAreNotRead([("--rejects", rejects)], reads: input.inputs.map { ("input", $0) })
+            try checkOutputsAreNotRead([("--rejects", rejects), ("--findings", findings)], reads: input.inputs.map { ("input", $0) })
             let catalog = try pipeline.catalog()
             let options = try pipeline.pipelineOptions(read: try input.readOptions(), catalog: catalog)
             let writer = try rejects.map { try RejectsWriter(path: $0) }
             let sink = ValidationSink(rejects: writer)
-            var result = try Pipeline(options: options, catalog: catalog)
-                .run(inputs: input.inputs, into: sink, progress: pipeline.progressLine())
+            let run = Pipeline(options: options, catalog: catalog)
+            run.findingsWriter = try findings.map { try FindingsWriter(path: $0) }
+            var result = try run.run(inputs: input.inputs, into: sink, progress: pipeline.progressLine())
             try sink.finish()
+            try run.findingsWriter?.finish()
             result.rejectsPath = rejects
+            result.findingsPath = findings
             try printReport(result, format: report, title: "validate")
             rejected = result.rejected
         }

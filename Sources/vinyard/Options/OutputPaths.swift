@@ -27,6 +27,16 @@ func checkOutputsAreNotRead(_ outputs: [(option: String, path: String?)], reads:
             .usage, "\(onStandardOutput.joined(separator: " and ")) would both write to standard output (-); "
                 + "give all but one of them a file")
     }
+    // Standard output redirected into a file the run reads (`convert in.csv -o - >> in.csv`,
+    // `export --db x.db >> x.db`): the output was appended to the input being read, which grew
+    // until the disk was full, or to the database file.
+    if let option = onStandardOutput.first, let target = FileIdentity.standardOutput,
+        let read = reads.first(where: { $0.path != "-" && FileIdentity($0.path) == target })
+    {
+        throw VinyardError(
+            .usage, "\(option) - writes to standard output, which is redirected into the \(read.what) \(read.path) this run reads; "
+                + "writing it would destroy it: redirect standard output to another file")
+    }
     let given = all.filter { $0.path != "-" }
     for (n, output) in given.enumerated() {
         guard let target = FileIdentity(output.path) else { continue }
@@ -56,6 +66,13 @@ func databaseFiles(_ db: String) -> [(what: String, path: String)] {
 private enum FileIdentity: Equatable {
     case inode(dev: UInt64, ino: UInt64)
     case path(String)
+
+    /// The regular file standard output is redirected into; nil for a terminal, pipe or device.
+    static var standardOutput: FileIdentity? {
+        var info = stat()
+        guard fstat(STDOUT_FILENO, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return .inode(dev: UInt64(info.st_dev), ino: UInt64(info.st_ino))
+    }
 
     init?(_ path: String) {
         var info = stat()

@@ -82,7 +82,7 @@ func warnAboutInputs(_ report: RunReport) {
 /// - Throws: `.io` when standard output cannot be written.
 func printReport(_ report: RunReport, format: ReportFormat, title: String) throws {
     warnAboutInputs(report)
-    let toStandardError = report.rejectsPath == "-"
+    let toStandardError = report.rejectsPath == "-" || report.findingsPath == "-"
     let write: (String) throws -> Void = { text in
         if toStandardError {
             FileHandle.standardError.write(Data(text.utf8))
