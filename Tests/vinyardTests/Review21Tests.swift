@@ -256,4 +256,158 @@ import VinyardKit
             findings.allSatisfy { $0["code"] as? String != "vin.check_digit" || $0["severity"] as? String == "warning" },
             "\(findings)")
     }
+
+    /// A first-character typo that turns a North American VIN into an unknown non-North-American
+    /// one (`SNP…` for Hyundai's `5NP…`) was a check-digit warning, and the row was loaded: it is
+    /// an error, with the repair as its suggestion. The report counted 100 suggestions at most and
+    /// said "… 80 more" of 369; it now counts them all.
+    @Test func aNorthAmericanVINWithAFirstCharacterTypoIsRejected() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // 5NPD84LF1JHD25863 with the S/5 typo, then 129 North American VINs each with a 0 written
+        // as O, which the repair explains.
+        var rows = ["vin", "SNPD84LF1JHD25863"]
+        for i in 0..<129 {
+            let serial = String(format: "%06d", 100_000 + i)
+            let good = try #require(Self.withCheckDigit("1FTFW1E5?KF" + serial))
+            var bytes = Array(good.utf8)
+            bytes[12] = UInt8(ascii: "O")  // position 13's 0 written as O: vin.characters with the repair
+            rows.append(String(decoding: bytes, as: UTF8.self))
+        }
+        let input = dir.appendingPathComponent("typos.csv")
+        try Data((rows.joined(separator: "\n") + "\n").utf8).write(to: input)
+        let r = try runVinyard(["validate", input.path, "--report", "json"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(report["rejected"] as? Int == 130, "\(r.stdout.prefix(600))")
+        #expect(report["suggestion_count"] as? Int == 130)
+        #expect((report["suggestions"] as? [Any])?.count == 100)
+        let first = try #require((report["suggestions"] as? [[String: Any]])?.first)
+        #expect(first["suggestion"] as? String == "5NPD84LF1JHD25863" && first["line"] as? Int == 2)
+        let text = try runVinyard(["validate", input.path])
+        #expect(text.stderr.contains("… 110 more") || text.stdout.contains("… 110 more"), "\(text.stdout)\(text.stderr)")
+    }
+
+    /// `vin` with its `?` (position 9) set to the right check digit.
+    static func withCheckDigit(_ vin: String) -> String? {
+        let weights = [8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2]
+        let values: [Character: Int] = [
+            "A": 1, "B": 2, "C": 3, "D": 4, "E": 5, "F": 6, "G": 7, "H": 8, "J": 1, "K": 2, "L": 3, "M": 4, "N": 5,
+            "P": 7, "R": 9, "S": 2, "T": 3, "U": 4, "V": 5, "W": 6, "X": 7, "Y": 8, "Z": 9,
+        ]
+        var sum = 0
+        for (i, c) in vin.enumerated() where i != 8 {
+            guard let v = c.wholeNumberValue ?? values[c] else { return nil }
+            sum += v * weights[i]
+        }
+        let digit = sum % 11 == 10 ? "X" : String(sum % 11)
+        return vin.replacingOccurrences(of: "?", with: digit)
+    }
+
+    /// `validate --findings FILE` lists every finding and every duplicate with its line (the report
+    /// lists the first five places of each code, and a rejects file only rejected rows): a fleet
+    /// manager asked which VINs are duplicated, or disagree with the make or model year beside
+    /// them, and could get the full list only by importing into a scratch database. A conflict
+    /// names the record it was compared with (the one a later record replaces), not the first.
+    @Test func validateWritesEveryFindingAndDuplicate() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("fleet.csv")
+        try Data(
+            ("vin,make,model_year\n1FTFW1E57KFA14352,Ford,2019\n1FTFW1E57KFA14352,Ford,2018\n"
+                + "1HGCV1F52MA000123,Toyota,2021\n1HGCV1F52MA000124,Honda,2021\n1FTFW1E57KFA14352,Ford,2019\n").utf8
+        ).write(to: input)
+        let out = dir.appendingPathComponent("findings.csv")
+        let r = try runVinyard(["validate", input.path, "--findings", out.path, "--report", "json"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(report["findings_file"] as? String == out.path)
+        let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.first == FindingsWriter.columns.joined(separator: ","))
+        let rows = lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        // line, severity, code for every row, in input order.
+        #expect(
+            rows.map { "\($0[1]) \($0[3]) \($0[4])" } == [
+                "3 warning vin.year_mismatch", "3 warning key.conflict", "3 info duplicate", "4 warning vin.make_mismatch",
+                "5 error vin.check_digit", "6 warning key.conflict", "6 info duplicate",
+            ])
+        // Line 6 repeats line 2, but is compared with line 3, which replaced it.
+        #expect(lines.last?.contains("(last at \(input.path):3)") == true, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("\(input.path),6,") && $0.contains("appeared before (line 3)") }, "\(lines)")
+        #expect(rows.allSatisfy { $0[6].hasPrefix("1") })  // the VIN of each row
+
+        // JSON Lines, and standard output (the report then goes to standard error).
+        let jsonl = try runVinyard(["validate", input.path, "--findings", "-", "--report", "json"])
+        let objects = jsonl.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(objects.isEmpty, "CSV on standard output: \(jsonl.stdout.prefix(200))")
+        #expect(jsonl.stdout.hasPrefix("input,line,") && jsonl.stderr.contains("\"findings_file\""), "\(jsonl.stderr)")
+        let asJSON = dir.appendingPathComponent("findings.jsonl")
+        #expect(try runVinyard(["validate", input.path, "--findings", asJSON.path]).status == 1)
+        let parsed = try String(contentsOf: asJSON, encoding: .utf8).split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(parsed.count == 7 && parsed[4]["code"] as? String == "vin.check_digit" && parsed[4]["line"] as? Int == 5)
+        // The findings file cannot be an input.
+        let same = try runVinyard(["validate", input.path, "--findings", input.path])
+        #expect(same.status == 64, "\(same.stderr)")
+    }
+
+    /// Standard output redirected into a file the run reads was not refused: `convert in.csv -o - >>
+    /// in.csv` appended to the input it was reading until the disk was full, and `export --db x.db
+    /// >> x.db` appended CSV to the database. Both are usage errors, before anything is written.
+    @Test func standardOutputRedirectedIntoAnInputIsRefused() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.csv")
+        try FileManager.default.copyItem(at: URL(fileURLWithPath: sample("fleet.csv")), to: input)
+        let before = try Data(contentsOf: input)
+        let db = dir.appendingPathComponent("x.db").path
+        #expect(try runVinyard(["import", sample("fleet.csv"), "--db", db, "-q"]).status == 0)
+        let dbBefore = try Data(contentsOf: URL(fileURLWithPath: db))
+        func appendingStandardOutput(to path: String, _ arguments: [String]) throws -> (Int32, String) {
+            let process = Process()
+            process.executableURL = vinyardBinary
+            process.arguments = arguments
+            let out = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            out.seekToEndOfFile()
+            let err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            try out.close()
+            return (process.terminationStatus, message)
+        }
+        let convert = try appendingStandardOutput(to: input.path, ["convert", input.path, "-o", "-", "--source", "raw"])
+        #expect(convert.0 == 64 && convert.1.contains("redirected into the input"), "\(convert)")
+        #expect(try Data(contentsOf: input) == before)
+        let export = try appendingStandardOutput(to: db, ["export", "--db", db])
+        #expect(export.0 == 64 && export.1.contains("redirected into the database"), "\(export)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == dbBefore)
+        // Standard output into another file is fine.
+        let other = dir.appendingPathComponent("out.csv")
+        try Data().write(to: other)
+        #expect(try appendingStandardOutput(to: other.path, ["export", "--db", db]).0 == 0)
+    }
+
+    /// A header of many columns mapped to one field named each shadowed column: 150,000 `vin`
+    /// columns printed 149,999 warnings. At most 20 are named, then how many more there are.
+    @Test func shadowedColumnsAreNamedTwentyAtMost() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("wide.csv")
+        let n = 500
+        try Data(
+            (Array(repeating: "vin", count: n).joined(separator: ",") + "\n"
+                + Array(repeating: "1FTFW1E57KFA14352", count: n).joined(separator: ",") + "\n").utf8
+        ).write(to: input)
+        let r = try runVinyard(["validate", input.path, "--report", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let warnings = try #require(try ParsedReport(r).inputs.first?["warnings"] as? [String])
+        #expect(warnings.count == 21, "\(warnings.count)")
+        #expect(warnings.last?.hasPrefix("\(n - 1 - 20) more columns are shadowed") == true, "\(warnings.last ?? "")")
+    }
 }
