@@ -15,10 +15,8 @@ public final class FindingsWriter {
 
     public let path: String
     private let sink: any ByteSink
-    private let jsonLines: Bool
-    private let jsonArray: Bool
+    private var json: JSONObjectStream?
     private let csv: CSVWriter?
-    private var buffer: OutputBuffer
     /// Rows written.
     public private(set) var count = 0
 
@@ -26,12 +24,9 @@ public final class FindingsWriter {
     public init(path: String) throws {
         self.path = path
         sink = try StagedFileSink(path: path)
-        let format = OutputFormat(fileName: path)
-        jsonArray = format == .json
-        jsonLines = format == .json || format == .jsonl
-        buffer = OutputBuffer(sink: sink)
+        json = JSONObjectStream(sink: sink, path: path)
         csv =
-            jsonLines
+            json != nil
             ? nil
             : CSVWriter(sink: sink, columns: Self.columns, delimiter: OutputFormat.csvDelimiter(fileName: path), guardFormulas: true)
     }
@@ -71,19 +66,43 @@ public final class FindingsWriter {
             RawField("severity", .string(severity)), RawField("code", .string(code)), RawField("field", text(field)),
             RawField("vin", text(vin)), RawField("suggestion", text(suggestion)), RawField("message", .string(message)),
         ]
-        if jsonArray { buffer.append(count == 1 ? "[\n" : ",\n") }
-        buffer.appendJSONObject(object)
-        if !jsonArray { buffer.append(0x0A) }
-        try buffer.flushIfNeeded()
+        try json?.append(object)
     }
 
     /// Flushes the rows and moves the file into place (an empty run's CSV gets its header).
     public func finish() throws {
-        if let csv {
-            try csv.finish()
-            return
-        }
-        if jsonArray { buffer.append(count == 0 ? "[]\n" : "\n]\n") }
+        try csv?.finish()
+        try json?.finish()
+    }
+}
+
+/// JSON objects written one per line (JSON Lines: a path ending in `.jsonl` or `.ndjson`) or as
+/// one array (`.json`), for the rejects and findings files. Nil for any other path (CSV).
+struct JSONObjectStream {
+    private let sink: any ByteSink
+    private let array: Bool
+    private var buffer: OutputBuffer
+    private var count = 0
+
+    init?(sink: any ByteSink, path: String) {
+        let format = OutputFormat(fileName: path)
+        guard format == .json || format == .jsonl else { return nil }
+        self.sink = sink
+        array = format == .json
+        buffer = OutputBuffer(sink: sink)
+    }
+
+    mutating func append(_ object: [RawField]) throws {
+        count += 1
+        if array { buffer.append(count == 1 ? "[\n" : ",\n") }
+        buffer.appendJSONObject(object)
+        if !array { buffer.append(0x0A) }
+        try buffer.flushIfNeeded()
+    }
+
+    /// Ends the array (`[]` when empty), flushes and closes the file.
+    mutating func finish() throws {
+        if array { buffer.append(count == 0 ? "[]\n" : "\n]\n") }
         try buffer.flush()
         try sink.close()
     }

@@ -12,9 +12,8 @@
 public final class RejectsWriter {
     public let path: String
     private let sink: any ByteSink
-    private let jsonLines: Bool
-    /// A JSON array (`.json`) of the objects JSON Lines would write.
-    private let jsonArray: Bool
+    /// The objects of a JSON Lines or JSON file (nil for CSV).
+    private var json: JSONObjectStream?
     /// The CSV delimiter: a tab for `.tsv`, like the input a tab-separated rejects file is sent back for.
     private let delimiter: UInt8
     private var csv: CSVWriter?
@@ -22,7 +21,6 @@ public final class RejectsWriter {
     /// Each column name's positions, in order: a header may repeat a name (`vin,make,vin`, or the
     /// empty names of an Excel export's trailing columns).
     private var columnIndex: [String: [Int]] = [:]
-    private var buffer: OutputBuffer
     public private(set) var count = 0
 
     /// - Throws: `.cantCreate` when the file cannot be created.
@@ -31,11 +29,8 @@ public final class RejectsWriter {
         // Moved into place when finished: a run that fails or is interrupted leaves no partial
         // rejects file (it left one that looked complete, over the one that was there).
         sink = try StagedFileSink(path: path)
-        let format = OutputFormat(fileName: path)
-        jsonArray = format == .json
-        jsonLines = format == .json || format == .jsonl
+        json = JSONObjectStream(sink: sink, path: path)
         delimiter = OutputFormat.csvDelimiter(fileName: path)
-        buffer = OutputBuffer(sink: sink)
     }
 
     /// Writes a record the validators rejected.
@@ -64,17 +59,14 @@ public final class RejectsWriter {
     private func write(fields: [RawField], provenance: Provenance, text: String?, findings: [Finding], fromReader: Bool = false) throws {
         let fields = Self.withoutBookkeeping(fields)
         count += 1
-        if jsonLines {
+        if json != nil {
             var object = fields
             object.append(RawField("_input", .string(provenance.input)))
             object.append(RawField("_line", .number(String(provenance.line))))
             if let index = provenance.index { object.append(RawField("_element", .number(String(index)))) }
             if fields.isEmpty, let text { object.append(RawField("_text", .string(text))) }
             object.append(RawField("_findings", .array(findings.map(Self.json))))
-            if jsonArray { buffer.append(count == 1 ? "[\n" : ",\n") }
-            buffer.appendJSONObject(object)
-            if !jsonArray { buffer.append(0x0A) }
-            try buffer.flushIfNeeded()
+            try json?.append(object)
             return
         }
         if csv == nil {
@@ -201,10 +193,8 @@ public final class RejectsWriter {
 
     /// Flushes and closes the file (an empty CSV file gets a header of the bookkeeping columns).
     public func finish() throws {
-        if jsonLines {
-            if jsonArray { buffer.append(count == 0 ? "[]\n" : "\n]\n") }
-            try buffer.flush()
-            try sink.close()
+        if json != nil {
+            try json?.finish()
             return
         }
         if csv == nil {
