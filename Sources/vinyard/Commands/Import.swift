@@ -182,6 +182,7 @@ struct Import: ParsableCommand {
                 ImportInput(name: $0.name, contentHash: $0.contentHash, size: $0.bytes, source: $0.source,
                             read: $0.read, rejected: $0.rejected)
             }
+            interruption.holdOff()
             let run = try session.finish(inputs: inputs)
             committed = true
             (result.committed, result.runID) = (true, run.runID)
