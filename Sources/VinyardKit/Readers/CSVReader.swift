@@ -193,7 +193,7 @@ public final class CSVReader: RecordReader {
                 let finding = Finding(
                     .rowMalformed, .error,
                     message: what + ": a quote in the text (17\" for inches?) must be doubled (\"\"), or the field unquoted; "
-                        + (scanned.endsTheFile ? "; the row ends the file" : "; the next lines are read as rows of their own"),
+                        + (scanned.endsTheFile ? "the row ends the file" : "the next lines are read as rows of their own"),
                     input: inputName, line: startLine)
                 return .reject(RawReject(provenance: Provenance(input: inputName, line: startLine), text: text, finding: finding))
             }

@@ -298,14 +298,15 @@ public enum VINEngine {
                         northAmericanTypo = makerFixed
                     }
                     var message = "check digit is \(Character(Unicode.Scalar(bytes[8]))), expected \(Character(Unicode.Scalar(digit)))"
-                    if let suggestion, northAmericanTypo {
+                    if let suggestion {
+                        message += "; probable VIN \(suggestion)"
                         // The VIN is the repaired one's, whose check digit is mandatory: an error, as
                         // on that VIN (a first-character typo, `SNP…` for `5NP…`, made it a warning
                         // and the row was loaded; an audit planted 21).
-                        message += "; probable VIN \(suggestion), a VIN whose check digit is mandatory (its manufacturer code \(suggestion.prefix(3)) is known, \(String(decoding: bytes.prefix(3), as: UTF8.self)) is not)"
-                        analysis.suggestion = suggestion
-                    } else if let suggestion {
-                        message += "; probable VIN \(suggestion)"
+                        if northAmericanTypo {
+                            message += ", a VIN whose check digit is mandatory (its manufacturer code \(suggestion.prefix(3)) is known, "
+                                + "\(String(decoding: bytes.prefix(3), as: UTF8.self)) is not)"
+                        }
                         analysis.suggestion = suggestion
                     } else if mandatory {
                         message += "; re-check the VIN against the vehicle or its papers"
