@@ -5,7 +5,7 @@ public final class ValidationSink: RecordSink {
     private var tracker = KeyTracker()
     private let rejects: RejectsWriter?
     private var inputNumbers: [String: Int] = [:]
-    /// The input names by number (for where a duplicate's key was first read).
+    /// The input names by number (for where a duplicate's key was last read).
     private var inputNames: [String] = []
     private var lastInput: (name: String, number: Int)?
     private var scratch = KeyTracker.Signature(fieldHashes: [])
