@@ -38,6 +38,10 @@ extension ExportTable {
             // nothing with `~` and compared wrongly with `<`, `>` (`=` and `in` normalize anyway).
             let values = condition.values.map(FieldTyper.composed)
             let value = values.first ?? ""
+            // `=` and `!=` with a date-time (with a time) on a date-time field: the instant it stands for.
+            let instant =
+                matcher?.isDateTime == true
+                ? ValueParser.parseDateTime(ValueParser.trimmed(value)).flatMap { $0.utf8.count > 10 ? $0 : nil } : nil
             if column.kind == .array, let term = try listTerm(c, condition: condition, bind: { value in
                 arguments.append(.text(Connection.caseless(value)))
                 return "?\(arguments.count)"
@@ -50,15 +54,11 @@ extension ExportTable {
                 terms.append("(\(c) IS NULL OR \(c) = '')")
             case .notEqual where value.isEmpty:
                 terms.append("(\(c) IS NOT NULL AND \(c) <> '')")
-            case .equal where matcher?.isDateTime == true, .notEqual where matcher?.isDateTime == true:
-                // A date-time with a time is the instant it stands for, as `<` and `>` compare it:
-                // `=2024-06-30T15:15:00Z` found no `2024-06-30T08:15:00-07:00`, which `>=` and `<=` both found.
-                if let instant = ValueParser.parseDateTime(ValueParser.trimmed(value)), instant.utf8.count > 10 {
-                    arguments.append(.text(instant))
-                    terms.append("julianday(\(c)) \(condition.op == .equal ? "=" : "IS NOT") julianday(?\(arguments.count))")
-                } else {
-                    terms.append("vinyard_fold(\(c)) \(condition.op == .equal ? "=" : "IS NOT") \(folded(value))")
-                }
+            case .equal where instant != nil, .notEqual where instant != nil:
+                // Compared as `<` and `>` compare it: `=2024-06-30T15:15:00Z` found no
+                // `2024-06-30T08:15:00-07:00`, which `>=` and `<=` both found.
+                arguments.append(.text(instant ?? value))
+                terms.append("julianday(\(c)) \(condition.op == .equal ? "=" : "IS NOT") julianday(?\(arguments.count))")
             case .equal where matcher != nil:
                 terms.append("vinyard_fold(\(c)) = \(folded(value))")
             case .notEqual where matcher != nil:

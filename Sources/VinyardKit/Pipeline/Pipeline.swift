@@ -525,11 +525,11 @@ public final class Pipeline {
                         record, schema: schema, source: source,
                         rowHash: slot < rowHashes.count ? rowHashes[slot] : nil, keyHash: keyHash == 0 ? nil : keyHash)
                     for finding in result.conflicts { report.count(finding) }
-                    if let findingsWriter {
-                        for finding in result.conflicts { try findingsWriter.write(finding, vin: vinText(record, mapper)) }
+                    if let findingsWriter, !result.conflicts.isEmpty || result.outcome == .duplicate {
+                        let vin = vinText(record, mapper)
+                        for finding in result.conflicts { try findingsWriter.write(finding, vin: vin) }
                         if result.outcome == .duplicate, let key = record.key {
-                            try findingsWriter.duplicate(
-                                key: key, at: record.provenance, earlier: result.earlier, vin: vinText(record, mapper))
+                            try findingsWriter.duplicate(key: key, at: record.provenance, earlier: result.earlier, vin: vin)
                         }
                     }
                     switch result.outcome {

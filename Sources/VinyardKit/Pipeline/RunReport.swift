@@ -106,12 +106,12 @@ public struct RunReport: Sendable {
                 examplesBySeverity[finding.severity, default: [:]][finding.code] = own
             }
         }
-        if finding.code == .vinCheckDigit || finding.code == .vinCharacters, finding.suggestion != nil { suggestionCount += 1 }
-        if finding.code == .vinCheckDigit || finding.code == .vinCharacters, let s = finding.suggestion,
-            suggestions.count < Self.maxSuggestions, let input = finding.input, let line = finding.line
-        {
-            suggestions.append(
-                Suggestion(input: input, line: line, element: finding.element, vin: vin ?? "", suggestion: s))
+        if finding.code == .vinCheckDigit || finding.code == .vinCharacters, let s = finding.suggestion {
+            suggestionCount += 1
+            if suggestions.count < Self.maxSuggestions, let input = finding.input, let line = finding.line {
+                suggestions.append(
+                    Suggestion(input: input, line: line, element: finding.element, vin: vin ?? "", suggestion: s))
+            }
         }
     }
 }
@@ -200,9 +200,9 @@ extension RunReport {
             for s in suggestions.prefix(20) {
                 out += "  \(s.place)  \(s.vin.isEmpty ? "" : s.vin + " → ")\(s.suggestion)\n"
             }
-            if max(suggestionCount, suggestions.count) > 20 {
+            if suggestionCount > 20 {
                 // All of them, not the 100 the report keeps; a rejects file has those of rejected rows only.
-                let more = max(suggestionCount, suggestions.count) - 20
+                let more = suggestionCount - 20
                 let listed = "--report json lists the first \(Self.maxSuggestions)"
                 out += "  … \(more) more (\(rejectsPath.map { "those of rejected rows are in the rejects file \($0); " } ?? "")\(listed))\n"
             }
