@@ -332,6 +332,13 @@ final class FieldTyper {
                     "is ambiguous: \(dayFirst) or \(monthFirst)? Pass --date-format dd\(separator)MM\(separator)yyyy "
                         + "or MM\(separator)dd\(separator)yyyy, or write yyyy-MM-dd"))
         }
+        if field.type != .yearmonth, let date = ValueParser.spreadsheetSerialDate(text) {
+            return .failure(
+                finding(
+                    .fieldDate, text,
+                    "is not a valid date; it looks like a spreadsheet day number (\(date) in Excel): format the "
+                        + "column as a date before exporting, or write \(expected)"))
+        }
         if pattern == nil, text.contains("/") {
             source = "; for day and month in another order pass --date-format, e.g. MM/dd/yyyy or dd/MM/yyyy"
         }

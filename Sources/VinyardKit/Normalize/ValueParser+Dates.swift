@@ -328,26 +328,41 @@ extension ValueParser {
         guard millis || b.count <= 11 else { return nil }
         let seconds = millis ? value / 1000 : value
         let fraction = millis ? Int(value % 1000) : 0
-        let days = seconds / 86_400
         let rest = Int(seconds % 86_400)
-        // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+        let (year, month, day) = civilDate(daysSince1970: seconds / 86_400)
+        guard year <= 9999 else { return nil }
+        var out = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(rest / 3600, 2)):\(pad(rest / 60 % 60, 2)):\(pad(rest % 60, 2))"
+        if fraction != 0 { out += "." + pad(fraction, 3) }
+        return out + "Z"
+    }
+
+    /// The date a spreadsheet's day number stands for, as yyyy-MM-dd, when `text` is one: five
+    /// digits (10000 is 1927-05-18, 99999 is 2173-10-14), counted as Excel and LibreOffice count
+    /// them (day 1 is 1900-01-01, with Excel's 1900-02-29; past day 60, days since 1899-12-30).
+    /// Only for a hint: a number in a date column is not taken for a date.
+    static func spreadsheetSerialDate(_ text: String) -> String? {
+        let b = Array(text.utf8)
+        guard b.count == 5, b.allSatisfy(isDigit), let serial = Int64(text), serial >= 10_000 else { return nil }
+        let (year, month, day) = civilDate(daysSince1970: serial - 25_569)
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+    }
+
+    /// Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    private static func civilDate(daysSince1970 days: Int64) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
-        let era = z / 146_097
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
         let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
         let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
         let mp = (5 * doy + 2) / 153
         let day = Int(doy - (153 * mp + 2) / 5 + 1)
         let month = Int(mp < 10 ? mp + 3 : mp - 9)
-        let year = Int(yoe + era * 400 + (month <= 2 ? 1 : 0))
-        guard year <= 9999 else { return nil }
-        func pad(_ v: Int, _ width: Int) -> String {
-            let t = String(v)
-            return String(repeating: "0", count: max(0, width - t.count)) + t
-        }
-        var out = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(rest / 3600, 2)):\(pad(rest / 60 % 60, 2)):\(pad(rest % 60, 2))"
-        if fraction != 0 { out += "." + pad(fraction, 3) }
-        return out + "Z"
+        return (Int(yoe + era * 400 + (month <= 2 ? 1 : 0)), month, day)
+    }
+
+    private static func pad(_ v: Int, _ width: Int) -> String {
+        let t = String(v)
+        return String(repeating: "0", count: max(0, width - t.count)) + t
     }
 
     @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }

@@ -176,7 +176,8 @@ public final class PrefixedByteSource: ByteSource {
 
 /// Decompresses a gzip stream (all members of a multi-member stream) from another source.
 /// A truncated or corrupt stream throws `.malformedInput` naming the file and the compressed
-/// byte offset.
+/// byte offset. Zero bytes after the last member (block padding from tape or some archivers) end
+/// the stream, as `gzip -d` reads them; anything else after the padding is corrupt.
 public final class GzipByteSource: ByteSource {
     public var name: String { source.name }
     private let source: any ByteSource
@@ -186,7 +187,7 @@ public final class GzipByteSource: ByteSource {
     private var inEnd = 0
     /// Compressed bytes consumed so far (across members).
     private var compressedOffset = 0
-    private enum State { case inMember, betweenMembers, done }
+    private enum State { case inMember, betweenMembers, padding, done }
     private var state = State.inMember
 
     public init(source: any ByteSource, chunkSize: Int = 256 * 1024) throws {
@@ -212,6 +213,15 @@ public final class GzipByteSource: ByteSource {
                     state = .done
                     return 0
                 }
+            }
+            if state == .betweenMembers && input[inPos] == 0 { state = .padding }
+            if state == .padding {
+                if let bad = input[inPos..<inEnd].firstIndex(where: { $0 != 0 }) {
+                    throw corrupt("trailing data after the zero padding", at: compressedOffset + bad - inPos)
+                }
+                compressedOffset += inEnd - inPos
+                inPos = inEnd
+                continue
             }
             if state == .betweenMembers {
                 guard input[inPos] == 0x1f else {

@@ -136,6 +136,7 @@ public func openInput(path: String, options: ReadOptions = ReadOptions()) throws
     let source: any ByteSource = readAhead ?? raw
     let buffer = InputBuffer(source: source, maxRecordBytes: options.maxRecordBytes)
     try refuseUTF16(buffer, name: file.name)
+    if isGzip { try refuseCompressedTwice(buffer, name: file.name) }
 
     var name = path.lowercased()
     if name.hasSuffix(".gz") { name.removeLast(3) }
@@ -204,6 +205,21 @@ func refuseUTF16(_ buffer: InputBuffer, name: String) throws {
             .malformedInput,
             "\(name): \(kind); Vinyard reads UTF-8 or Windows-1252: save it as UTF-8 "
                 + "(Excel: CSV UTF-8) or convert it (iconv -f \(kind.hasPrefix("UTF-32") ? "UTF-32" : "UTF-16") -t UTF-8)")
+    }
+}
+
+/// Refuses a gzip input whose content is gzip again (`gzip -c f.csv.gz > g.csv.gz`, or a server
+/// that compressed a download that already was), which read as binary data before.
+func refuseCompressedTwice(_ buffer: InputBuffer, name: String) throws {
+    try buffer.fill(atLeast: 2)
+    let twice = buffer.withBytes { whole in
+        buffer.end - buffer.start >= 2 && whole[buffer.start] == 0x1F && whole[buffer.start + 1] == 0x8B
+    }
+    if twice {
+        throw VinyardError(
+            .malformedInput,
+            "\(name): the file is gzip-compressed twice (its decompressed content is gzip again); "
+                + "decompress it once (gzip -dc \(name) > file.gz) and read the result")
     }
 }
 
