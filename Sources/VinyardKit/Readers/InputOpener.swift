@@ -134,8 +134,13 @@ public func openInput(path: String, options: ReadOptions = ReadOptions()) throws
     // A gzip input is inflated on its own thread, ahead of the parser.
     let readAhead = isGzip ? ReadAheadByteSource(try GzipByteSource(source: raw), counter: file) : nil
     let source: any ByteSource = readAhead ?? raw
-    let buffer = InputBuffer(source: source, maxRecordBytes: options.maxRecordBytes)
-    try refuseUTF16(buffer, name: file.name)
+    var buffer = InputBuffer(source: source, maxRecordBytes: options.maxRecordBytes)
+    if let bigEndian = try wideText(buffer, name: file.name) {
+        // UTF-16: read on as UTF-8, from the bytes the sniffing took.
+        let sniffed = buffer.withBytes { Array($0[buffer.start..<buffer.end]) }
+        let utf16 = UTF16ByteSource(source: PrefixedByteSource(prefix: sniffed, rest: source), bigEndian: bigEndian)
+        buffer = InputBuffer(source: utf16, maxRecordBytes: options.maxRecordBytes)
+    }
     if isGzip { try refuseCompressedTwice(buffer, name: file.name) }
 
     var name = path.lowercased()
@@ -174,37 +179,41 @@ public func openInput(path: String, options: ReadOptions = ReadOptions()) throws
         base: reader, format: format, isGzip: isGzip, counter: file, readAhead: readAhead, totalBytes: totalBytes)
 }
 
-/// Refuses UTF-16 text (Excel's "Unicode Text" export, PowerShell's default) and UTF-32 text, recognized by its
-/// byte order mark or, without one, by a NUL after each of the first two ASCII characters: read
-/// as UTF-8 it is binary data, or lines of NUL bytes.
-/// - Throws: `.malformedInput` naming the input and how to convert it.
-func refuseUTF16(_ buffer: InputBuffer, name: String) throws {
+/// Recognizes UTF-16 text (Excel's "Unicode Text" export, PowerShell's default) by its byte order
+/// mark or, without one, by a NUL after each of the first two ASCII characters (read as UTF-8 it
+/// is binary data, or lines of NUL bytes): returns whether it is big-endian, nil for other text.
+/// - Throws: `.malformedInput` for UTF-32 text, naming the input and how to convert it.
+func wideText(_ buffer: InputBuffer, name: String) throws -> Bool? {
     try buffer.fill(atLeast: 4)
-    let kind: String? = buffer.withBytes { whole in
+    enum Kind { case utf16(bigEndian: Bool), utf32(String) }
+    let kind: Kind? = buffer.withBytes { whole in
         let p = UnsafeBufferPointer(rebasing: whole[buffer.start..<buffer.end])
         guard p.count >= 2 else { return nil }
         if p.count >= 4, p[0] == 0xFF, p[1] == 0xFE, p[2] == 0, p[3] == 0 {
-            return "UTF-32 little-endian text (byte order mark FF FE 00 00)"
+            return .utf32("UTF-32 little-endian text (byte order mark FF FE 00 00)")
         }
         if p.count >= 4, p[0] == 0, p[1] == 0, p[2] == 0xFE, p[3] == 0xFF {
-            return "UTF-32 big-endian text (byte order mark 00 00 FE FF)"
+            return .utf32("UTF-32 big-endian text (byte order mark 00 00 FE FF)")
         }
-        if p[0] == 0xFF && p[1] == 0xFE { return "UTF-16 little-endian text (byte order mark FF FE)" }
-        if p[0] == 0xFE && p[1] == 0xFF { return "UTF-16 big-endian text (byte order mark FE FF)" }
+        if p[0] == 0xFF && p[1] == 0xFE { return .utf16(bigEndian: false) }
+        if p[0] == 0xFE && p[1] == 0xFF { return .utf16(bigEndian: true) }
         guard p.count >= 4 else { return nil }
         if p[0] != 0 && p[0] < 0x80 && p[1] == 0 && p[2] != 0 && p[2] < 0x80 && p[3] == 0 {
-            return "UTF-16 little-endian text"
+            return .utf16(bigEndian: false)
         }
         if p[0] == 0 && p[1] != 0 && p[1] < 0x80 && p[2] == 0 && p[3] != 0 && p[3] < 0x80 {
-            return "UTF-16 big-endian text"
+            return .utf16(bigEndian: true)
         }
         return nil
     }
-    if let kind {
+    switch kind {
+    case nil: return nil
+    case .utf16(let bigEndian): return bigEndian
+    case .utf32(let what):
         throw VinyardError(
             .malformedInput,
-            "\(name): \(kind); Vinyard reads UTF-8 or Windows-1252: save it as UTF-8 "
-                + "(Excel: CSV UTF-8) or convert it (iconv -f \(kind.hasPrefix("UTF-32") ? "UTF-32" : "UTF-16") -t UTF-8)")
+            "\(name): \(what); Vinyard reads UTF-8, UTF-16 or Windows-1252: save it as UTF-8 "
+                + "(Excel: CSV UTF-8) or convert it (iconv -f UTF-32 -t UTF-8)")
     }
 }
 

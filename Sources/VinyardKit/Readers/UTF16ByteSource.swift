@@ -1,0 +1,111 @@
+/// UTF-16 text from another source, handed on as UTF-8, so that every reader keeps parsing UTF-8
+/// bytes. Excel's "Unicode Text" export and PowerShell's `Out-File` write UTF-16 (little-endian,
+/// with a byte order mark); it was refused before.
+///
+/// A byte order mark at the start is dropped. Half a surrogate pair, and an odd byte at the end,
+/// become U+FFFD (the bytes EF BF BD), as any decoder that replaces rather than fails would write them.
+/// Line breaks keep their places, so line numbers are those of the text.
+public final class UTF16ByteSource: ByteSource {
+    public var name: String { source.name }
+    private let source: any ByteSource
+    private let bigEndian: Bool
+    private var input: [UInt8]
+    /// Unconsumed bytes of `input` (an odd byte, or a high surrogate waiting for its pair).
+    private var carried = 0
+    private var atStart = true
+    private var ended = false
+
+    public init(source: any ByteSource, bigEndian: Bool, chunkSize: Int = 64 * 1024) {
+        self.source = source
+        self.bigEndian = bigEndian
+        input = [UInt8](repeating: 0, count: chunkSize)
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        // Each 2 input bytes make at most 3 output bytes (a pair of 4 makes 4).
+        guard buffer.count >= 8 else { return 0 }
+        while true {
+            if ended && carried == 0 { return 0 }
+            let room = min(input.count, (buffer.count / 3) * 2)
+            var have = carried
+            if !ended && have < room {
+                let n = try input.withUnsafeMutableBytes {
+                    try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[have..<room]))
+                }
+                if n == 0 { ended = true }
+                have += n
+            }
+            let (consumed, produced) = transcode(count: have, into: buffer)
+            for k in consumed..<have { input[k - consumed] = input[k] }  // at most 3 bytes
+            carried = have - consumed
+            if produced > 0 { return produced }
+            if ended && carried == 0 { return 0 }
+        }
+    }
+
+    /// Transcodes `input[0..<count]`; at the end of the source the leftovers are replaced too.
+    private func transcode(count: Int, into buffer: UnsafeMutableRawBufferPointer) -> (consumed: Int, produced: Int) {
+        var i = 0
+        var o = 0
+        let big = bigEndian
+        input.withUnsafeBufferPointer { p in
+            @inline(__always) func unit(_ at: Int) -> UInt32 {
+                big ? UInt32(p[at]) << 8 | UInt32(p[at + 1]) : UInt32(p[at + 1]) << 8 | UInt32(p[at])
+            }
+            @inline(__always) func put(_ scalar: UInt32) {
+                if scalar < 0x80 {
+                    buffer[o] = UInt8(scalar)
+                    o += 1
+                } else if scalar < 0x800 {
+                    buffer[o] = UInt8(0xC0 | scalar >> 6)
+                    buffer[o + 1] = UInt8(0x80 | scalar & 0x3F)
+                    o += 2
+                } else if scalar < 0x10000 {
+                    buffer[o] = UInt8(0xE0 | scalar >> 12)
+                    buffer[o + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                    buffer[o + 2] = UInt8(0x80 | scalar & 0x3F)
+                    o += 3
+                } else {
+                    buffer[o] = UInt8(0xF0 | scalar >> 18)
+                    buffer[o + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+                    buffer[o + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                    buffer[o + 3] = UInt8(0x80 | scalar & 0x3F)
+                    o += 4
+                }
+            }
+            if atStart && count >= 2 {
+                atStart = false
+                if unit(0) == 0xFEFF { i = 2 }
+            }
+            while i + 2 <= count && o + 4 <= buffer.count {
+                let u = unit(i)
+                if u & 0xFC00 == 0xD800 {
+                    // A high surrogate: its pair follows, or it is half a pair.
+                    if i + 4 > count {
+                        if !ended { break }
+                        put(0xFFFD)
+                        i += 2
+                        continue
+                    }
+                    let low = unit(i + 2)
+                    if low & 0xFC00 == 0xDC00 {
+                        put(0x10000 + ((u & 0x3FF) << 10 | (low & 0x3FF)))
+                        i += 4
+                    } else {
+                        put(0xFFFD)
+                        i += 2
+                    }
+                } else {
+                    put(u & 0xFC00 == 0xDC00 ? 0xFFFD : u)
+                    i += 2
+                }
+            }
+            if ended && i + 1 == count && o + 3 <= buffer.count {
+                put(0xFFFD)
+                i += 1
+            }
+        }
+        if atStart && ended { atStart = false }
+        return (i, o)
+    }
+}
