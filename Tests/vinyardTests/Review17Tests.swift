@@ -426,9 +426,9 @@ extension Review17Tests {
         #expect(report["read"] as? Int == 500)
     }
 
-    /// The ambiguous-date message (with its --date-format hint) is for date fields only: a
-    /// date-time field does not read --date-format.
-    @Test func theAmbiguousDateHintIsForDateFieldsOnly() throws {
+    /// The ambiguous-date message gives a --date-format hint only where --date-format is read:
+    /// since session 19 a date-time field reads it too (for its date), so the hint there works.
+    @Test func theAmbiguousDateHintIsGivenWhereDateFormatIsRead() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = dir.appendingPathComponent("d.csv")
@@ -436,8 +436,9 @@ extension Review17Tests {
         let rejects = dir.appendingPathComponent("r.jsonl")
         #expect(try runVinyard(["validate", input.path, "--rejects", rejects.path]).status == 1)
         let text = try String(contentsOf: rejects, encoding: .utf8)
-        #expect(text.contains("last_sync '03/04/2019' is not a valid date"), "\(text)")
-        #expect(!text.contains("ambiguous"), "\(text)")
+        #expect(text.contains("last_sync '03/04/2019' is ambiguous: 2019-04-03 or 2019-03-04? Pass --date-format"), "\(text)")
+        let decided = try runVinyard(["validate", input.path, "--date-format", "MM/dd/yyyy", "--report", "json"])
+        #expect(decided.status == 0, "\(decided.stdout)")
     }
 
     /// The source-detection error escapes control characters in the keys it quotes.

@@ -60,4 +60,209 @@ import VinyardKit
         #expect(text.contains("spreadsheet day number (2023-01-01 in Excel)"), "\(text)")
         #expect(text.contains("spreadsheet day number (2000-01-01 in Excel)"), "\(text)")
     }
+
+    /// The tool's own hp→kW conversion makes numbers such as 111.855 (150 hp), which a CSV
+    /// `export` or `convert` wrote as they are, and which read back as ambiguous (a dot grouping
+    /// thousands, or three decimals?): every such row was rejected on re-import, and a fresh
+    /// database lost those vehicles. CSV outputs now write a fourth decimal (`111.8550`). A
+    /// whole number past 2^64 (a price of 1e20) is written in full digits, which were refused as
+    /// "more digits than a number field keeps" although the double holds them exactly.
+    @Test func csvExportsOfThreeDecimalAndHugeNumbersLoadBack() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("hp.csv")
+        try Data("vin,make,Power (hp),price\n1FTFW1E57KFA14352,Ford,150,1e20\n1HGCV1F52MA000123,Honda,190,12.5\n".utf8)
+            .write(to: input)
+        let db = dir.appendingPathComponent("hp.db").path
+        #expect(try runVinyard(["import", input.path, "--db", db, "-q"]).status == 0)
+        let exported = dir.appendingPathComponent("out.csv")
+        let converted = dir.appendingPathComponent("conv.csv")
+        #expect(try runVinyard(["export", "--db", db, "-o", exported.path]).status == 0)
+        #expect(try runVinyard(["convert", input.path, "-o", converted.path, "-q"]).status == 0)
+        for file in [exported, converted] {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            #expect(text.contains(",111.8550,") && text.contains(",141.6830,"), "\(text)")
+            #expect(text.contains(",100000000000000000000,"), "\(text)")
+        }
+        let again = try runVinyard(["import", exported.path, "--db", db, "--report", "json"])
+        let report = try ParsedReport(again)
+        #expect(report.int("unchanged") == 2 && report.int("rejected") == 0, "\(again.stdout)")
+        let fresh = dir.appendingPathComponent("fresh.db").path
+        let loaded = try ParsedReport(try runVinyard(["import", converted.path, "--db", fresh, "--report", "json"]))
+        #expect(loaded.int("inserted") == 2 && loaded.int("rejected") == 0)
+        let store = try Connection(path: fresh, mode: .readOnly)
+        #expect(try store.scalarInt("SELECT count(*) FROM vehicles WHERE power_kw=111.855 AND price=1e20") == 1)
+    }
+
+    /// An input file's rejects are those of its latest import: a record rejected again at
+    /// another line was stored twice, and a record fixed since kept its reject beside the row
+    /// loaded from it. Standard input, whose name says nothing of its content, keeps each run's.
+    @Test func aFilesRejectsAreThoseOfItsLatestImport() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("r.csv")
+        let db = dir.appendingPathComponent("r.db").path
+        let other = dir.appendingPathComponent("other.csv")
+        try Data("vin,make\nXBADVIN,Opel\n".utf8).write(to: other)
+        #expect(try runVinyard(["import", other.path, "--db", db, "-q"]).status == 0)
+        for text in ["vin,make\n1FTFW1E57KFA14352,Ford\nBADVIN,Ford\n", "vin,make\nBADVIN,Ford\n"] {
+            try Data(text.utf8).write(to: input)
+            _ = try runVinyard(["import", input.path, "--db", db, "-q"])
+        }
+        let store = try Connection(path: db, mode: .readOnly)
+        #expect(try store.scalarInt("SELECT count(*) FROM rejects WHERE input='\(input.path)'") == 1)
+        #expect(try store.scalarInt("SELECT line FROM rejects WHERE input='\(input.path)'") == 2)
+        try Data("vin,make\n1HGCV1F52MA000123,Honda\n".utf8).write(to: input)
+        #expect(try runVinyard(["import", input.path, "--db", db, "-q"]).status == 0)
+        #expect(try store.scalarInt("SELECT count(*) FROM rejects WHERE input='\(input.path)'") == 0)
+        #expect(try store.scalarInt("SELECT count(*) FROM rejects WHERE input='\(other.path)'") == 1, "another input's stay")
+
+        for text in ["vin,make\nBADVIN1,Ford\n", "vin,make\nBADVIN2,Ford\n"] {
+            _ = try runVinyard(["import", "-", "--db", db, "-q", "--input-format", "csv"], stdin: Data(text.utf8))
+        }
+        #expect(try store.scalarInt("SELECT count(*) FROM rejects WHERE input='-'") == 2)
+    }
+
+    /// A unit written beside the odometer (`Unit`, `Odometer Unit`, `distanceUnit`) was not
+    /// applied: 45,000 miles were stored as 45,000 km, and `Unit`'s `mi` as the record's unit
+    /// number (`source_id`). The unit now applies to a bare number beside it; a `Unit` value that
+    /// is no unit is still the unit number; a number with its own unit keeps it; a unit that does
+    /// not convert (`hours`) rejects the value instead of loading it as km.
+    @Test func aUnitColumnBesideTheOdometerIsApplied() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = dir.appendingPathComponent("u.csv")
+        try Data(
+            """
+            VIN,Make,Odometer,Unit
+            WBAY5XR10GY000002,BMW,45000,mi
+            WAURFVK62NU000003,Audi,45000,Miles
+            1FTFW1E57KFA14352,Ford,45000,T-104
+            1HGCV1F52MA000123,Honda,72000 km,mi
+
+            """.utf8
+        ).write(to: csv)
+        let out = dir.appendingPathComponent("u.jsonl")
+        let r = try runVinyard(["convert", csv.path, "-o", out.path, "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let rows = try String(contentsOf: out, encoding: .utf8).split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(rows.map { $0["odometer_km"] as? Int } == [72420, 72420, 45000, 72000])
+        #expect(rows.map { $0["source_id"] as? String } == [nil, nil, "T-104", nil])
+
+        let json = dir.appendingPathComponent("u.json")
+        try Data(
+            """
+            [{"vin":"WBAY5XR10GY000002","make":"BMW","odometer":45000,"odometerUnit":"mi"},
+             {"vin":"WAURFVK62NU000003","make":"Audi","mileage":45000,"distance_unit":"km"},
+             {"vin":"1FTFW1E57KFA14352","make":"Ford","odometer":1200,"Odometer Unit":"hours"}]
+            """.utf8
+        ).write(to: json)
+        let rejects = dir.appendingPathComponent("rejects.jsonl")
+        let v = try runVinyard(["convert", json.path, "-o", out.path, "--rejects", rejects.path, "-q"])
+        #expect(v.status == 0, "\(v.stderr)")
+        let loaded = try String(contentsOf: out, encoding: .utf8)
+        #expect(loaded.contains("\"odometer_km\":72420") && loaded.contains("\"odometer_km\":45000"), "\(loaded)")
+        let rejected = try String(contentsOf: rejects, encoding: .utf8)
+        #expect(rejected.contains("1FTFW1E57KFA14352") && rejected.contains("odometer_km"), "\(rejected)")
+    }
+
+    /// A `Location` holding `lat, lon` was loaded as the address, without a word, and GeoJSON
+    /// left the vehicle out: it is the position now (checked as any position is), and a real
+    /// address stays the address.
+    @Test func aPositionWrittenWhereTheAddressGoesIsThePosition() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = dir.appendingPathComponent("l.csv")
+        try Data(
+            """
+            VIN,Make,Location
+            WBAY5XR10GY000002,BMW,"52.520008, 13.404954"
+            WAURFVK62NU000003,Audi,"Hauptstr. 1, 10115 Berlin"
+            1FTFW1E57KFA14352,Ford,"(52.520008; 13.404954)"
+            1HGCV1F52MA000123,Honda,"95.5, 193.4"
+
+            """.utf8
+        ).write(to: csv)
+        let db = dir.appendingPathComponent("l.db").path
+        let r = try runVinyard(["import", csv.path, "--db", db, "--report", "json"])
+        let report = try ParsedReport(r)
+        #expect(report.int("inserted") == 3 && report.int("rejected") == 1, "\(r.stdout)")
+        #expect(report.findings["coord.latitude"] == 1, "\(report.findings)")
+        let store = try Connection(path: db, mode: .readOnly)
+        #expect(try store.scalarInt("SELECT count(*) FROM vehicles WHERE latitude=52.520008 AND longitude=13.404954 AND address IS NULL") == 2)
+        #expect(try store.scalarInt("SELECT count(*) FROM vehicles WHERE address='Hauptstr. 1, 10115 Berlin' AND latitude IS NULL") == 1)
+    }
+
+    /// Date-times as spreadsheets write them (`15/03/2019 10:00`, `15.03.2019 10:00`,
+    /// `3/15/2019 10:00:00 AM`) were `field.date` rejects, and the hint to pass `--date-format`
+    /// did not help; they are read, and `--date-format` decides an ambiguous date part. An offset
+    /// past +14:00 is no offset.
+    @Test func spreadsheetDateTimesAreRead() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = dir.appendingPathComponent("dt.csv")
+        try Data(
+            """
+            VIN,Make,Last Sync,First Registration
+            WBAY5XR10GY000002,BMW,15/03/2019 10:00,15.03.2019 10:00
+            WAURFVK62NU000003,Audi,15.03.2019 10:00:05,2019-03-15
+            1FTFW1E57KFA14352,Ford,3/15/2019 10:00:00 PM,3/15/2019 10:00:00 AM
+            1HGCV1F52MA000123,Honda,03/04/2019 12:30 am,2019-03-04
+            1FTFW1E52KFA00021,Ford,2021-03-04T10:00:00+15:00,2019-03-04
+
+            """.utf8
+        ).write(to: csv)
+        let out = dir.appendingPathComponent("out.jsonl")
+        let rejects = dir.appendingPathComponent("rejects.jsonl")
+        let r = try runVinyard(["convert", csv.path, "-o", out.path, "--rejects", rejects.path, "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let loaded = try String(contentsOf: out, encoding: .utf8)
+        #expect(loaded.contains("\"last_sync\":\"2019-03-15T10:00\""), "\(loaded)")
+        #expect(loaded.contains("\"last_sync\":\"2019-03-15T10:00:05\""), "\(loaded)")
+        #expect(loaded.contains("\"last_sync\":\"2019-03-15T22:00:00\""), "\(loaded)")
+        #expect(loaded.contains("\"first_registration\":\"2019-03-15\""), "\(loaded)")
+        let rejected = try String(contentsOf: rejects, encoding: .utf8)
+        #expect(rejected.contains("is ambiguous: 2019-04-03 or 2019-03-04?"), "\(rejected)")
+        #expect(rejected.contains("last_sync '2021-03-04T10:00:00+15:00' is not a valid date"), "\(rejected)")
+
+        let decided = try runVinyard(["convert", csv.path, "-o", out.path, "--date-format", "MM/dd/yyyy", "-q"])
+        #expect(decided.status == 0, "\(decided.stderr)")
+        #expect(try String(contentsOf: out, encoding: .utf8).contains("\"last_sync\":\"2019-03-04T00:30\""))
+    }
+
+    /// Smaller shapes of real exports:
+    /// - a line of delimiters alone above the header (`;;;`, a sheet starting on row 2) failed
+    ///   the source detection (exit 64); it is blank, as among the rows;
+    /// - a JSON:API resource's `type` (`"vehicle"`) was read as the vehicle type, rejecting every
+    ///   record;
+    /// - a spreadsheet's text prefix (`'WBAY5XR10GY000002`, `'2016`) rejected the VIN and numbers;
+    /// - a file without a header, read with `--source`, lost its first vehicle into the header.
+    @Test func smallerShapesOfRealExports() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func validate(_ name: String, _ text: String, _ extra: [String] = []) throws -> RunResult {
+            let file = dir.appendingPathComponent(name)
+            try Data(text.utf8).write(to: file)
+            return try runVinyard(["validate", file.path, "--report", "json"] + extra)
+        }
+        let sheet = try validate("b2.csv", ";;;\r\n;VIN;Make;Model\r\n;WBAY5XR10GY000002;BMW;X3\r\n")
+        #expect(sheet.status == 0, "\(sheet.stderr)")
+        #expect(try ParsedReport(sheet).int("inserted") == 1)
+
+        let api = try validate(
+            "ja.json", #"{"data":[{"type":"vehicle","id":"1","attributes":{"vin":"WBAY5XR10GY000002","make":"BMW"}}]}"#)
+        #expect(api.status == 0, "\(api.stdout) \(api.stderr)")
+        #expect(try ParsedReport(api).int("inserted") == 1)
+
+        let guarded = try validate("a.csv", "VIN,Make,Model Year,Odometer\n'WBAY5XR10GY000002,BMW,'2016,'45000\n")
+        #expect(guarded.status == 0, "\(guarded.stdout)")
+        #expect(try ParsedReport(guarded).int("inserted") == 1)
+
+        let headerless = try validate(
+            "n.csv", "WBAY5XR10GY000002,BMW,X3\nWAURFVK62NU000003,Audi,e-tron\n", ["--source", "fleet"])
+        #expect(headerless.status == 65)
+        #expect(headerless.stderr.contains("the first line is a record, not a header ('WBAY5XR10GY000002' is a VIN)"), "\(headerless.stderr)")
+    }
 }

@@ -142,12 +142,14 @@ public final class CSVWriter: RecordWriter {
         }
     }
 
-    /// The CSV cell for a canonical value.
-    public static func cell(_ v: FieldValue?) -> CSVCell? {
+    /// The CSV cell for a canonical value. `position`: a latitude or longitude, whose one dot is
+    /// always read as the decimal point, written without ``FieldValue/csvDecimalText(_:)``'s
+    /// fourth decimal.
+    public static func cell(_ v: FieldValue?, position: Bool = false) -> CSVCell? {
         switch v {
         case nil: nil
         case .text(let s): CSVCell(s)
-        case .real(let d)?: CSVCell(FieldValue.decimalText(d), isText: false)
+        case .real(let d)?: CSVCell(position ? FieldValue.decimalText(d) : FieldValue.csvDecimalText(d), isText: false)
         case let v?: CSVCell(v.text, isText: false)
         }
     }
@@ -176,8 +178,13 @@ public final class CSVWriter: RecordWriter {
     }
 
     public func write(values: [FieldValue?], columns: [String]) throws {
-        try writeRow(values.map { Self.cell($0) })
+        if positions.count != columns.count { positions = columns.map { $0 == "latitude" || $0 == "longitude" } }
+        let positions = self.positions
+        try writeRow(values.indices.map { Self.cell(values[$0], position: $0 < positions.count && positions[$0]) })
     }
+
+    /// Per column of ``write(values:columns:)``, true for a latitude or longitude.
+    private var positions: [Bool] = []
 
     /// Writes the header if no row did, flushes and closes the sink.
     public func finish() throws {

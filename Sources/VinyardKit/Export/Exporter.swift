@@ -85,7 +85,8 @@ public struct Exporter {
         let statement = try store.prepareQuery(compiled.sql, arguments: compiled.arguments)
         var writer = RowWriter(
             sink: sink, format: format, columns: columns, kinds: select.map(\.kind), coordinates: coordinates,
-            guardFormulas: guardFormulas, delimiter: delimiter)
+            guardFormulas: guardFormulas, delimiter: delimiter,
+            positions: table.coordinateColumns.map { [$0.latitude.name, $0.longitude.name] } ?? [])
         var rows = 0
         progress?.begin("export \(table.name)", totalBytes: nil)
         defer { progress?.finish() }
@@ -141,12 +142,16 @@ struct RowWriter {
     private var jsonKeys: [[UInt8]] = []
     private var rows = 0
     private let delimiter: UInt8
+    /// Per selected column, true for the table's latitude or longitude.
+    private let positions: [Bool]
 
     init(
         sink: any ByteSink, format: ExportFormat, columns: [ExportTable.Column], kinds: [ExportTable.Kind],
-        coordinates: (latitude: Int, longitude: Int)?, guardFormulas: Bool, delimiter: UInt8 = UInt8(ascii: ",")
+        coordinates: (latitude: Int, longitude: Int)?, guardFormulas: Bool, delimiter: UInt8 = UInt8(ascii: ","),
+        positions: [String] = []
     ) {
         self.delimiter = delimiter
+        self.positions = columns.map { positions.contains($0.name) } + Array(repeating: false, count: max(0, kinds.count - columns.count))
         out = OutputBuffer(sink: sink)
         self.format = format
         self.kinds = kinds
@@ -223,7 +228,8 @@ struct RowWriter {
                 out.append(integer: s.int64(i))
             }
         case .real:
-            out.append(real: s.double(i))
+            // A latitude or longitude's one dot is always the decimal point when read back.
+            if positions[i] { out.append(real: s.double(i)) } else { out.append(csvReal: s.double(i)) }
         case .text, .blob:
             let guardFormula = guardFormulas
             let delimiter = self.delimiter

@@ -48,6 +48,16 @@ extension OutputBuffer {
         }
     }
 
+    /// Appends a double as a CSV cell: ``FieldValue/csvDecimalText(_:)`` (`111.855` as
+    /// `111.8550`, which reads back unambiguously).
+    mutating func append(csvReal d: Double) {
+        if d == d.rounded(.towardZero), abs(d) < 1e15 {
+            append(integer: Int64(d))
+        } else {
+            append(FieldValue.csvDecimalText(d))
+        }
+    }
+
     /// Appends one CSV cell from UTF-8 bytes: quoted when it holds the delimiter, a quote, CR or
     /// LF (or starts or ends with a space), quotes doubled; with `guardFormula`, a cell starting
     /// with `=`, `+`, `-`, `@`, tab or CR gets a leading `'` (inside the quotes when quoted).

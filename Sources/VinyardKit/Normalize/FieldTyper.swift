@@ -123,7 +123,10 @@ final class FieldTyper {
         // a row whose reader saw a `'` starting a value), whatever the field's type: a rejects
         // file guards `-5 km` as `'-5 km`, which read again must give the same reason. A JSON
         // string's `'` is the value's own.
-        let raw = formulaGuard ? Self.unguarded(raw) : raw
+        var raw = formulaGuard ? Self.unguarded(raw) : raw
+        // A spreadsheet's text prefix (`'WBAY5XR10GY000002`, `'2016`, as ERP exports write cells
+        // for Excel): no VIN, number, date or yes/no value has a `'` of its own. Text keeps it.
+        if formulaGuard, field.type != .string || folding == .vin, field.type != .array { raw = Self.withoutTextPrefix(raw) }
         switch field.type {
         case .array:
             return .success(.text(Self.composed(arrayText(raw))))
@@ -170,6 +173,16 @@ final class FieldTyper {
         guard case .string(var text) = raw, let first = text.utf8.first else { return raw }
         if trimming, first != UInt8(ascii: "'"), ValueParser.isSpace(first) || first == 0xC2 { text = ValueParser.trimmed(text) }
         guard text.utf8.first == UInt8(ascii: "'"), text.withUTF8Bytes(isGuarded) else { return raw }
+        return .string(String(text.dropFirst()))
+    }
+
+    /// A CSV cell's value without a spreadsheet's text prefix, one `'` before the value
+    /// (`'2016`); any other value as it is.
+    static func withoutTextPrefix(_ raw: RawValue) -> RawValue {
+        guard case .string(let s) = raw, s.utf8.contains(UInt8(ascii: "'")) else { return raw }
+        let text = ValueParser.trimmed(s)
+        guard text.utf8.first == UInt8(ascii: "'"), text.utf8.count > 1, text.utf8.dropFirst().first != UInt8(ascii: "'")
+        else { return raw }
         return .string(String(text.dropFirst()))
     }
 
@@ -314,7 +327,9 @@ final class FieldTyper {
             parsed = ValueParser.parseYearMonth(text, pattern: pattern)
             expected = "yyyy-MM"
         case .datetime:
-            parsed = ValueParser.parseDateTime(text)
+            // Also a spreadsheet's date and time, or a date alone as a date field reads it.
+            parsed = ValueParser.parseDateTime(text) ?? ValueParser.parseSpreadsheetDateTime(text, pattern: pattern)
+                ?? ValueParser.parseDate(text, pattern: pattern)
             expected = "yyyy-MM-ddTHH:mm:ss with an optional offset such as +02:00"
         default:
             parsed = ValueParser.parseDateOrYearMonth(text, pattern: pattern)
@@ -322,8 +337,10 @@ final class FieldTyper {
         }
         if let parsed { return .success(.text(parsed)) }
         var source = pattern.map { " (this source writes \($0.text))" } ?? ""
-        if pattern == nil, field.type == .date || field.type == .dateOrYearMonth,
-            case .ambiguous(let dayFirst, let monthFirst) = ValueParser.dayMonthReading(text)
+        // The date of a date and time (`03/04/2019 10:00`) is asked about as the date alone.
+        let datePart = text.split(separator: " ", maxSplits: 1).first.map(String.init) ?? text
+        if pattern == nil, field.type != .yearmonth,
+            case .ambiguous(let dayFirst, let monthFirst) = ValueParser.dayMonthReading(datePart)
         {
             let separator = text.contains("/") ? "/" : "-"
             return .failure(
@@ -339,7 +356,7 @@ final class FieldTyper {
                     "is not a valid date; it looks like a spreadsheet day number (\(date) in Excel): format the "
                         + "column as a date before exporting, or write \(expected)"))
         }
-        if pattern == nil, text.contains("/") {
+        if pattern == nil, datePart.contains("/") {
             source = "; for day and month in another order pass --date-format, e.g. MM/dd/yyyy or dd/MM/yyyy"
         }
         return .failure(finding(.fieldDate, text, "is not a valid date; write \(expected)\(source)"))
@@ -472,9 +489,14 @@ final class FieldTyper {
             return digits.isEmpty ? nil : finding(.fieldType, text, "is too small to keep (it would be 0); check the value")
         }
         guard mantissa.count == text.count else { return nil }
+        // Kept when written as the double's exact value or as its shortest digits (how exports
+        // write it: `100000000000000000000` for 1e20, past 2^64 where no UInt64 holds it).
         var kept = abs(d) < 18_446_744_073_709_551_616 ? String(UInt64(abs(d))) : ""
         while kept.hasSuffix("0") { kept.removeLast() }
         guard digits != kept else { return nil }
+        var shortest = FieldValue.decimalText(abs(d))
+        while shortest.hasSuffix("0") { shortest.removeLast() }
+        guard digits != shortest else { return nil }
         return finding(
             .fieldType, text,
             "has more digits than a number field keeps (about 15 significant digits): it would be stored as "

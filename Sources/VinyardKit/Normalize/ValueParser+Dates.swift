@@ -129,12 +129,14 @@ extension ValueParser {
     /// German (`01.03.2019`), the source's `pattern` when given, or a valid ISO 8601 date-time
     /// (`2019-03-01T10:00:00Z`, `2019-03-01 10:00:00`, with or without an offset), whose date part
     /// is kept as written: the time and offset are dropped, never converted to another zone; or a
-    /// date with the month's name (`15 Mar 2019`, `March 15, 2019`). Other date-time shapes
-    /// (`3/1/2019 10:00`) are not guessed. Nil otherwise.
+    /// date with the month's name (`15 Mar 2019`, `March 15, 2019`); or a spreadsheet's date and
+    /// time (`15.03.2019 10:00`, `3/15/2019 10:00:00 AM`, see ``parseSpreadsheetDateTime(_:pattern:)``),
+    /// whose date is read as a date alone would be. Nil otherwise.
     public static func parseDate(_ s: String, pattern: DatePattern? = nil) -> String? {
         if let pattern, pattern.hasDay, let d = pattern.parse(s) { return d }
         for p in isoPatterns { if let d = p.parse(s) { return d } }
         if let dt = parseDateTime(s), dt.utf8.count > 10 { return String(dt.prefix(10)) }
+        if let dt = parseSpreadsheetDateTime(s, pattern: pattern) { return String(dt.prefix(10)) }
         if let named = monthNameDate(s), let day = named.day { return isoDate(year: named.year, month: named.month, day: day) }
         if pattern == nil, case .date(let d) = dayMonthReading(s) { return d }
         return nil
@@ -299,7 +301,8 @@ extension ValueParser {
                 i += 1
             case UInt8(ascii: "+"), UInt8(ascii: "-"):
                 i += 1
-                guard two(23) else { return nil }
+                // Offsets in use run from -12:00 to +14:00 (`+15:00` was stored).
+                guard two(14) else { return nil }
                 let hours = out[zone..<i]
                 var minutes: ArraySlice<UInt8> = [0x30, 0x30]
                 if i < b.count, b[i] == UInt8(ascii: ":") { i += 1 }
@@ -315,6 +318,72 @@ extension ValueParser {
         }
         guard i == b.count else { return nil }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A date and a time as spreadsheets write them, as ISO 8601 (`yyyy-MM-ddTHH:mm[:ss[.SSS]]`, in
+    /// the time zone they were written in, which they do not say): a date ``parseDate(_:pattern:)``
+    /// reads (`15.03.2019`, `15/03/2019`, `3/15/2019`: day and month in the order the date alone
+    /// would be read, so `03/04/2019` needs `--date-format`), a space, and `H:mm`, `H:mm:ss` or
+    /// `H:mm:ss.SSS`, with `AM`/`PM` (`3/15/2019 10:00:00 AM`). Nil for anything else.
+    public static func parseSpreadsheetDateTime(_ s: String, pattern: DatePattern? = nil) -> String? {
+        var rest = Array(trimmed(s).utf8)
+        // AM/PM (also `a.m.`, lower case), after a space or not.
+        var meridiem: UInt8?
+        let lower = rest.map { $0 | 0x20 }
+        for (suffix, m) in [("am", UInt8(ascii: "a")), ("pm", UInt8(ascii: "p")), ("a.m.", UInt8(ascii: "a")), ("p.m.", UInt8(ascii: "p"))] {
+            let bytes = Array(suffix.utf8)
+            if lower.count > bytes.count, Array(lower.suffix(bytes.count)) == bytes {
+                meridiem = m
+                rest.removeLast(bytes.count)
+                while rest.last == 0x20 { rest.removeLast() }
+                break
+            }
+        }
+        // The time is the last word; the date is what comes before it (`15 Mar 2019 9:05`).
+        guard let space = rest.lastIndex(of: 0x20) else { return nil }
+        let datePart = String(decoding: rest[..<space], as: UTF8.self)
+        guard !datePart.hasPrefix("-"), !datePart.utf8.contains(UInt8(ascii: ":")),
+            let date = parseDate(ValueParser.trimmed(datePart), pattern: pattern), date.utf8.count == 10
+        else { return nil }
+        rest = Array(rest[(space + 1)...])
+        var i = 0
+        func number(maxDigits: Int) -> Int? {
+            let start = i
+            var v = 0
+            while i < rest.count, i - start < maxDigits, isDigit(rest[i]) {
+                v = v * 10 + Int(rest[i] - 0x30)
+                i += 1
+            }
+            return i > start ? v : nil
+        }
+        guard var hour = number(maxDigits: 2), i < rest.count, rest[i] == UInt8(ascii: ":") else { return nil }
+        i += 1
+        let minuteStart = i
+        guard let minute = number(maxDigits: 2), i - minuteStart == 2, minute <= 59 else { return nil }
+        var second: Int?
+        var fraction = ""
+        if i < rest.count, rest[i] == UInt8(ascii: ":") {
+            i += 1
+            let secondStart = i
+            guard let sec = number(maxDigits: 2), i - secondStart == 2, sec <= 59 else { return nil }
+            second = sec
+            if i < rest.count, rest[i] == UInt8(ascii: ".") || rest[i] == UInt8(ascii: ",") {
+                i += 1
+                let start = i
+                while i < rest.count, isDigit(rest[i]) { i += 1 }
+                guard i > start else { return nil }
+                fraction = "." + String(decoding: rest[start..<i], as: UTF8.self)
+            }
+        }
+        guard i == rest.count else { return nil }
+        if let meridiem {
+            guard (1...12).contains(hour) else { return nil }
+            if meridiem == UInt8(ascii: "a") { hour = hour == 12 ? 0 : hour } else { hour = hour == 12 ? 12 : hour + 12 }
+        }
+        guard hour <= 23 else { return nil }
+        var out = "\(date)T\(pad(hour, 2)):\(pad(minute, 2))"
+        if let second { out += ":\(pad(second, 2))\(fraction)" }
+        return out
     }
 
     /// A Unix time written as a JSON number, as an ISO 8601 UTC date-time: 9 to 11 digits are

@@ -123,6 +123,24 @@ public final class Pipeline {
         return nil
     }
 
+    /// True for a header cell that is a VIN: 17 characters a VIN may hold, written as one word,
+    /// with at least three digits (no column name looks so), a model-year code at position 10
+    /// and a maker code the table knows (`generated 2026-11-01`, a title, is none).
+    static func isVINLike(_ cell: String) -> Bool {
+        let vin = Array(ValueParser.trimmed(cell).uppercased().utf8)
+        guard vin.count == 17 else { return false }
+        var digits = 0
+        for b in vin {
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digits += 1
+            case UInt8(ascii: "I"), UInt8(ascii: "O"), UInt8(ascii: "Q"): return false
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): break
+            default: return false
+            }
+        }
+        return digits >= 3 && VINDecoder.yearBase(vin[9]) != nil && vin.withUnsafeBufferPointer { WMITable.lookupIndex($0) != nil }
+    }
+
     /// The input's warning about the lines skipped above its header.
     private static func preambleWarning(_ lines: [String]) -> String {
         "\(lines.count == 1 ? "1 line" : "\(lines.count) lines") above the header skipped as a title or note, not data: "
@@ -158,6 +176,14 @@ public final class Pipeline {
                 reader = again
                 input.warnings.append(Self.preambleWarning(again.csvPreamble))
             }
+        }
+        // A file without a header: its first record was read as the header (with `--source`, one
+        // vehicle fewer in every count and its VIN named as a column not loaded).
+        if let header = reader.csvHeader, let vin = header.first(where: Self.isVINLike) {
+            throw VinyardError(
+                .malformedInput,
+                "\(path): the first line is a record, not a header (\(Self.quoted(vin)) is a VIN); "
+                    + "add a header line naming the columns (e.g. vin,make,model) above it")
         }
         // An empty CSV (no bytes, a BOM alone, blank lines) has no header to detect from and no
         // records: it reads as zero records, like `[]` or an empty JSON Lines file.

@@ -33,7 +33,7 @@ public struct MapperOptions: Sendable, Hashable {
 /// works with by name; nil when the schema has no such field.
 public struct KnownFields: Sendable, Hashable {
     public var vin, make, model, modelYear, latitude, longitude, source, sourceID, name: Int?
-    public var accidentFree, vinManufacturer, vinCountry, vinModelYears: Int?
+    public var accidentFree, vinManufacturer, vinCountry, vinModelYears, address: Int?
 
     init(_ schema: Schema) {
         func index(_ n: String) -> Int? { schema.fields.firstIndex { $0.name == n } }
@@ -50,6 +50,7 @@ public struct KnownFields: Sendable, Hashable {
         vinManufacturer = index("vin_manufacturer")
         vinCountry = index("vin_country")
         vinModelYears = index("vin_model_years")
+        address = index("address")
     }
 }
 
@@ -108,6 +109,8 @@ public final class Mapper {
     /// The most entries `pendingShadowed` and `pendingUnmapped` keep between takes.
     static let pendingLimit = 64
     private var slotsByName: [String: [Slot]] = [:]
+    /// True when the last layout has a column of units (``Slot/Kind/unit(of:orElse:)``).
+    private var layoutHasUnits = false
     private var datePatterns: [DatePattern] = []
     /// The index in `datePatterns` of ``MapperOptions/datePattern`` (-1: none).
     private var defaultPattern = -1
@@ -118,6 +121,11 @@ public final class Mapper {
             /// `pattern` indexes `datePatterns` (-1: none); `unitFactor` 0 means none.
             case assign(field: Int, unitFactor: Double, pattern: Int, asJSON: Bool)
             case split(make: Int, model: Int)
+            /// A column of units written beside the numbers of another (`Odometer Unit`: `mi`):
+            /// the unit of field `of`, or (`of` -1, a plain `Unit` column) of the one field its
+            /// value converts into. A value that is no unit goes to field `orElse` (-1: none):
+            /// `Unit` is also a fleet's unit number.
+            case unit(of: Int, orElse: Int)
         }
         var kind: Kind
         var priority: Int
@@ -236,7 +244,9 @@ public final class Mapper {
                 result[i].kind = .assign(field: f, unitFactor: factor == 1 ? 0 : factor, pattern: pattern, asJSON: asJSON)
             }
         }
-        if result.isEmpty, mapping.matchAliases, !ignored.contains(folded), let f = aliases[folded] {
+        if result.isEmpty, mapping.matchAliases, !ignored.contains(folded), let slot = unitColumnSlot(folded) {
+            result = [slot]
+        } else if result.isEmpty, mapping.matchAliases, !ignored.contains(folded), let f = aliases[folded] {
             let factor = Self.bracketUnit(name).flatMap { try? Self.unitFactor(from: $0, to: schema.fields[f].unit, strict: false) }
             // A header that is the field's own name comes before one that is an alias of it
             // (`Make` before `Marke` when a file has both), then columns in order.
@@ -249,6 +259,64 @@ public final class Mapper {
         }
         if slotsByName.count < 10_000 { slotsByName[name] = result }
         return result
+    }
+
+    /// Header names of a column of units for whichever field its values convert into.
+    private static let unitColumnNames: Set<String> = [
+        "unit", "units", "uom", "unitofmeasure", "unitofmeasurement", "einheit", "unite", "eenheid", "unidad",
+    ]
+    private static let unitColumnSuffixes = ["units", "unit", "uom", "einheit"]
+
+    /// The slot of a column of units: `Unit`, `UOM` (for the field the value converts into), or a
+    /// field with a unit followed by `unit` (`Odometer Unit`, `mileageUnit`, `Distance_Unit`);
+    /// nil for other names.
+    private func unitColumnSlot(_ folded: String) -> Slot? {
+        if Self.unitColumnNames.contains(folded) {
+            return Slot(kind: .unit(of: -1, orElse: aliases[folded] ?? -1), priority: 2_000_000)
+        }
+        guard aliases[folded] == nil else { return nil }
+        for suffix in Self.unitColumnSuffixes where folded.count > suffix.count && folded.hasSuffix(suffix) {
+            if let f = aliases[String(folded.dropLast(suffix.count))], schema.fields[f].unit != nil {
+                return Slot(kind: .unit(of: f, orElse: -1), priority: 2_000_000)
+            }
+        }
+        return nil
+    }
+
+    /// The field and unit a value of a units column gives: any text for a field's own units
+    /// column; for a plain `Unit` column, a unit that converts into exactly one field's unit.
+    private func rowUnit(_ value: RawValue, of field: Int) -> (field: Int, unit: String)? {
+        guard let text = value.scalarText.map(ValueParser.trimmed), !text.isEmpty else { return nil }
+        if field >= 0 { return (field, text) }
+        var found: Int?
+        for f in schema.fields.indices {
+            guard let target = schema.fields[f].unit, Self.conversion(from: text, to: target) != nil else { continue }
+            if found != nil { return nil }
+            found = f
+        }
+        return found.map { ($0, text) }
+    }
+
+    /// The text of a number written without a unit (`45000`, `45,000`, a JSON number), which a
+    /// units column beside it applies to; nil for anything else (`45000 km` keeps its own unit).
+    static func bareNumberText(_ value: RawValue) -> String? {
+        switch value {
+        case .number(let n): return n
+        case .string(let s):
+            let t = ValueParser.trimmed(s)
+            var digit = false
+            for b in t.utf8 {
+                switch b {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = true
+                case UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: " "), UInt8(ascii: "'"), UInt8(ascii: "-"),
+                    UInt8(ascii: "+"), UInt8(ascii: "_"):
+                    break
+                default: return nil
+                }
+            }
+            return digit ? t : nil
+        default: return nil
+        }
     }
 
     /// A name that is a field with a unit followed by a unit that converts into it, without
@@ -294,7 +362,17 @@ public final class Mapper {
         guard nested else { return nil }
         var out: [RawField] = []
         var changed = false
+        // A JSON:API resource (`{"type": "vehicle", "id": "1", "attributes": {…}}`): its `type`
+        // names the kind of resource, not the vehicle type (every record was a `field.enum` reject).
+        let resource = fields.contains { f in
+            if case .object = f.value { f.name == "attributes" } else { false }
+        } && fields.contains { $0.name == "id" }
         for field in fields {
+            if resource, field.name == "type", case .string = field.value {
+                out.append(RawField("resource.type", field.value))
+                changed = true
+                continue
+            }
             guard case .object(let members) = field.value, !members.isEmpty else {
                 out.append(field)
                 continue
@@ -596,6 +674,7 @@ public final class Mapper {
         entries.sort { ($0.slot.priority, $0.rawIndex) < ($1.slot.priority, $1.rawIndex) }
         layoutNames = fields.map(\.name)
         layoutPlan = entries
+        layoutHasUnits = entries.contains { if case .unit = $0.slot.kind { true } else { false } }
         layoutShadowed = shadowed(entries, names: layoutNames)
         // Once per new layout, like the plan itself.
         layoutUnmapped = []
@@ -684,6 +763,9 @@ public final class Mapper {
             switch entry.slot.kind {
             case .assign(let f, _, _, _): field = f
             case .split(let make, _): field = make
+            case .unit(_, let orElse):
+                guard orElse >= 0 else { continue }
+                field = orElse
             }
             guard let w = winners[field] else {
                 winners[field] = entry.rawIndex
@@ -796,15 +878,40 @@ public final class Mapper {
         var latitude: CoordinateValidator.CoordinateInput?
         var longitude: CoordinateValidator.CoordinateInput?
 
+        // Units written beside numbers (an `Odometer Unit` column holding `mi`), by field.
+        var rowUnits: [(field: Int, unit: String)] = []
+        if layoutHasUnits {
+            for entry in plan {
+                guard case .unit(let of, _) = entry.slot.kind, let unit = rowUnit(fields[entry.rawIndex].value, of: of),
+                    !rowUnits.contains(where: { $0.field == unit.field })
+                else { continue }
+                rowUnits.append(unit)
+            }
+        }
+
         for entry in plan {
-            let value = fields[entry.rawIndex].value
+            var value = fields[entry.rawIndex].value
             if FieldTyper.isEmpty(value) { continue }
-            switch entry.slot.kind {
-            case .assign(let f, let factor, let pattern, let asJSON):
+            var kind = entry.slot.kind
+            if case .unit(let of, let orElse) = kind {
+                // A unit was taken above; other text is the `orElse` field's (a unit number).
+                guard orElse >= 0, rowUnit(value, of: of) == nil else { continue }
+                kind = .assign(field: orElse, unitFactor: 0, pattern: defaultPattern, asJSON: false)
+            }
+            switch kind {
+            case .unit: continue
+            case .assign(let f, var factor, let pattern, let asJSON):
                 if touched[f] { continue }
                 touched[f] = true
+                if !rowUnits.isEmpty, let unit = rowUnits.first(where: { $0.field == f }), let number = Self.bareNumberText(value) {
+                    // The number with its unit, as if written `45000 mi`: converted, or rejected
+                    // when the unit does not convert into the field's (`1200 hours`).
+                    value = .string(number + " " + unit.unit)
+                    factor = 0
+                }
                 if f == known.latitude || f == known.longitude {
-                    let input = coordinate(raw.mayHaveFormulaGuard ? FieldTyper.unguarded(value) : value)
+                    let input = coordinate(
+                        raw.mayHaveFormulaGuard ? FieldTyper.withoutTextPrefix(FieldTyper.unguarded(value)) : value)
                     if f == known.latitude { latitude = input } else { longitude = input }
                     continue
                 }
@@ -842,6 +949,17 @@ public final class Mapper {
                     }
                 }
             }
+        }
+
+        // A position written as one text where an address goes (a `Location` column holding
+        // `52.520008, 13.404954`): the coordinates, not the address (it was loaded as the
+        // address without a word, and GeoJSON left the vehicle out).
+        if latitude == nil, longitude == nil, known.latitude != nil, known.longitude != nil, let a = known.address,
+            case .text(let text)? = values[a], let pair = Self.coordinatePair(text)
+        {
+            latitude = .init(text: pair.latitude, value: Double(pair.latitude))
+            longitude = .init(text: pair.longitude, value: Double(pair.longitude))
+            values[a] = nil
         }
 
         // Coordinates.
@@ -937,6 +1055,38 @@ public final class Mapper {
         default:
             return .init(text: JSONText.encode(value), value: nil)
         }
+    }
+
+    /// The two numbers of a position written as one text, latitude first (`52.520008, 13.404954`,
+    /// `(52.52;13.40)`, `52.52 13.40`): each with a decimal point and its decimals, at most three
+    /// whole digits; nil for anything else (an address, `12, 5`).
+    static func coordinatePair(_ text: String) -> (latitude: String, longitude: String)? {
+        var t = Substring(text)
+        if let first = t.first, let last = t.last, (first == "(" && last == ")") || (first == "[" && last == "]") {
+            t = t.dropFirst().dropLast()
+        }
+        let parts: [Substring]
+        if t.contains(",") {
+            parts = t.split(separator: ",", omittingEmptySubsequences: false)
+        } else if t.contains(";") {
+            parts = t.split(separator: ";", omittingEmptySubsequences: false)
+        } else {
+            parts = t.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        }
+        guard parts.count == 2 else { return nil }
+        func number(_ part: Substring) -> String? {
+            let p = part.trimmingCharacters(in: .whitespaces)
+            var b = Substring(p).utf8[...]
+            if b.first == UInt8(ascii: "-") || b.first == UInt8(ascii: "+") { b = b.dropFirst() }
+            guard let dot = b.firstIndex(of: UInt8(ascii: ".")) else { return nil }
+            let whole = b[..<dot], fraction = b[b.index(after: dot)...]
+            let isDigit = { (c: UInt8) in c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+            guard (1...3).contains(whole.count), !fraction.isEmpty, whole.allSatisfy(isDigit), fraction.allSatisfy(isDigit)
+            else { return nil }
+            return p
+        }
+        guard let latitude = number(parts[0]), let longitude = number(parts[1]) else { return nil }
+        return (latitude, longitude)
     }
 
     /// The largest id ``wholeNumberText(_:)`` reads (10^30; Decimal holds 38 digits exactly).

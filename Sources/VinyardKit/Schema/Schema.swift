@@ -185,6 +185,20 @@ public enum FieldValue: Sendable, Hashable {
     /// ``format(_:)`` in positional notation, as exports write numbers: the same shortest
     /// round-tripping digits, never an exponent (`0.00001`, not `1e-05`; `10000000000000000`, not
     /// `1e+16`), so spreadsheets and CSV readers see the number as it is.
+    /// ``decimalText(_:)`` as CSV exports write it: a number of one to three whole digits and
+    /// exactly three decimals gets a fourth, `0` (`111.855` is written `111.8550`). Read back,
+    /// `111.855` is ambiguous (a dot grouping thousands in a European export, or three decimals?),
+    /// and rejected unless `--decimal point` is given: the tool's own hp→kW conversion makes such
+    /// values (150 hp is 111.855 kW), and its exports must load back as they are.
+    public static func csvDecimalText(_ d: Double) -> String {
+        let text = decimalText(d)
+        let b = text.utf8
+        guard b.count >= 5, b.count <= 8, let dot = b.firstIndex(of: UInt8(ascii: ".")) else { return text }
+        let whole = b.distance(from: b.startIndex, to: dot) - (b.first == UInt8(ascii: "-") ? 1 : 0)
+        let fraction = b.distance(from: dot, to: b.endIndex) - 1
+        return (1...3).contains(whole) && fraction == 3 ? text + "0" : text
+    }
+
     public static func decimalText(_ d: Double) -> String {
         let text = format(d)
         // The exponent looked for in the (small) string's bytes, not by Character (every real

@@ -591,6 +591,15 @@ public final class ImportSession {
                 try writer.restoreKeyIndex()
                 try connection.execute("DELETE FROM \(writer.seenTable)")
             }
+            // Each input's rejects are those of its latest import: a record rejected again at
+            // another line, or fixed since, left its earlier entry behind (a daily export's
+            // rejects grew run after run). Not standard input, whose content the name does not tell.
+            if deleteEarlierReject != nil {
+                let replace = try connection.prepare("DELETE FROM rejects WHERE input=?1 AND run_id<>?2")
+                for name in Set(listed.map(\.name)) where name != "-" {
+                    try replace.execute([.text(name), .integer(runID)])
+                }
+            }
             elapsed = Date().timeIntervalSince(startedAt)
             let statement = try connection.prepare(
                 """

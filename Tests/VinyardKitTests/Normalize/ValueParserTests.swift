@@ -139,10 +139,24 @@ import Testing
 
     @Test(arguments: [
         "2019-02-29", "2019-13-01", "2019-00-10", "2019-03-32", "03/01/2019", "x", "2021-05-14T25:00:00Z",
-        "2021-02-30T10:00:00", "2021-05-14T10:00:00 Z", "5/14/2021 10:00", "2021-05-14T10",
+        "2021-02-30T10:00:00", "2021-05-14T10:00:00 Z", "05/04/2021 10:00", "5/14/2021 25:00", "5/14/2021 10:0",
+        "5/14/2021 13:00 PM", "2021-05-14T10",
         "20190229", "20191301", "2019031", "201903150", "12345678",
     ])
     func notDates(_ text: String) { #expect(ValueParser.parseDate(text) == nil) }
+
+    /// A spreadsheet's date and time (since session 19): the date read as a date alone would
+    /// be, the time in 24 hours, as written (no zone).
+    @Test(arguments: [
+        ("15/03/2019 10:00", "2019-03-15T10:00"), ("15.03.2019 10:00:05", "2019-03-15T10:00:05"),
+        ("3/15/2019 10:00:00 PM", "2019-03-15T22:00:00"), ("3/15/2019 12:00 AM", "2019-03-15T00:00"),
+        ("3/15/2019 12:30 p.m.", "2019-03-15T12:30"), ("15.03.2019 10:00:05,250", "2019-03-15T10:00:05.250"),
+        ("15 Mar 2019 9:05", "2019-03-15T09:05"),
+    ])
+    func spreadsheetDateTimes(_ text: String, _ iso: String) {
+        #expect(ValueParser.parseSpreadsheetDateTime(text) == iso)
+        #expect(ValueParser.parseDate(text) == String(iso.prefix(10)))
+    }
 
     /// A month written by its name is unambiguous (found by review: `Mar 2019`, `15-Mar-2019`,
     /// as SAP and Excel write them, were `field.date` rejects).
@@ -162,7 +176,7 @@ import Testing
             #expect(ValueParser.parseYearMonth(text) == iso, "\(text)")
             #expect(ValueParser.parseDate(text) == nil, "a year-month is no date: \(text)")
         }
-        for text in ["29-Feb-2019", "32 Mar 2019", "Mar Apr 2019", "15 Mar", "Q1 2019", "15 Mar 2019 10:00", "Marchish 2019", "15 Mar 19"] {
+        for text in ["29-Feb-2019", "32 Mar 2019", "Mar Apr 2019", "15 Mar", "Q1 2019", "Marchish 2019", "15 Mar 19"] {
             #expect(ValueParser.parseDate(text) == nil, "\(text)")
             #expect(ValueParser.parseDateOrYearMonth(text) == nil, "\(text)")
         }
