@@ -156,6 +156,7 @@ public final class Pipeline {
     private func runInput(
         _ path: String, number: Int, sink: any RecordSink, report: inout RunReport, progress: ProgressLine?
     ) throws {
+        let snapshot = path == "-" ? nil : FileSnapshot.of(path: path)
         var reader = try openInput(path: path, options: options.read)
         var input = RunReport.Input(name: path, source: options.source ?? "", format: reader.format.rawValue)
         progress?.begin(path == "-" ? "stdin" : path, totalBytes: reader.totalBytes)
@@ -344,6 +345,14 @@ public final class Pipeline {
                 throw failure
             }
             if isLast { break }
+        }
+        // A file cut short, rewritten or appended to while it was read: the records read may be
+        // part of one version and part of another, or stop short. The run fails (an import
+        // rolls back) instead of ending as if the file were whole (found by audit: a file
+        // truncated mid-import committed the rows read so far).
+        if let snapshot, FileSnapshot.of(path: path) != snapshot {
+            throw VinyardError(
+                .io, "\(path): the file changed while it was read (its size or modification time moved); read it again once it is complete")
         }
     }
 
