@@ -265,4 +265,22 @@ import VinyardKit
         #expect(headerless.status == 65)
         #expect(headerless.stderr.contains("the first line is a record, not a header ('WBAY5XR10GY000002' is a VIN)"), "\(headerless.stderr)")
     }
+
+    /// `stats --format json` wrote a missing make as the text `(none)`, which a make could be
+    /// called; it is `null` now (the text output still shows `(none)`).
+    @Test func statsJSONWritesAMissingMakeAsNull() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("m.csv")
+        try Data("vin,make\n1HGCM82633A004352,Honda\n1FTFW1E52KFA00021,\n".utf8).write(to: input)
+        let db = dir.appendingPathComponent("m.db").path
+        #expect(try runVinyard(["import", input.path, "--db", db, "-q"]).status == 0)
+        let r = try runVinyard(["stats", "--db", db, "--format", "json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], "\(r.stderr)")
+        let tables = try #require(object["tables"] as? [[String: Any]])
+        let makes = try #require(tables.first { $0["name"] as? String == "vehicles" }?["by_make"] as? [[String: Any]])
+        #expect(makes.contains { $0["value"] is NSNull && $0["count"] as? Int == 1 }, "\(makes)")
+        #expect(makes.contains { $0["value"] as? String == "Honda" })
+        #expect(try runVinyard(["stats", "--db", db]).stdout.contains("(none)"))
+    }
 }

@@ -1,12 +1,19 @@
 /// A summary of a Vinyard database, for `vinyard stats`.
 public struct StoreStats: Sendable, Hashable, Codable {
-    /// A value and how many rows have it.
+    /// A value (nil for NULL: `null` in JSON, `(none)` in text) and how many rows have it.
     public struct Count: Sendable, Hashable, Codable {
-        public var value: String
+        public var value: String?
         public var count: Int
-        public init(value: String, count: Int) {
+        public init(value: String?, count: Int) {
             self.value = value
             self.count = count
+        }
+        private enum CodingKeys: String, CodingKey { case value, count }
+        /// `"value": null` for NULL (the synthesized encoding would leave the key out).
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(value, forKey: .value)
+            try c.encode(count, forKey: .count)
         }
     }
 
@@ -14,7 +21,7 @@ public struct StoreStats: Sendable, Hashable, Codable {
     public struct Table: Sendable, Hashable, Codable {
         public var name: String
         public var rows: Int
-        /// Rows per `_source`, most first (NULL as `(none)`).
+        /// Rows per `_source`, most first.
         public var bySource: [Count]
         /// Rows per `make` (when the table has that column), most first, at most ``StoreStats/topLimit``.
         public var byMake: [Count]
@@ -64,11 +71,11 @@ extension VinyardStore {
                 let table = quoteIdentifier(name)
                 let rows = Int(try connection.scalarInt("SELECT count(*) FROM \(table)") ?? 0)
                 let bySource = try counts(
-                    "SELECT coalesce(\"_source\", '(none)'), count(*) FROM \(table) GROUP BY 1 ORDER BY 2 DESC, 1")
+                    "SELECT \"_source\", count(*) FROM \(table) GROUP BY 1 ORDER BY 2 DESC, 1")
                 var entry = StoreStats.Table(name: name, rows: rows, bySource: bySource, byMake: [])
                 if columns.contains(where: { $0.lowercased() == "make" }) {
                     entry.byMake = try counts(
-                        "SELECT coalesce(\"make\", '(none)'), count(*) FROM \(table) GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT \(StoreStats.topLimit)")
+                        "SELECT \"make\", count(*) FROM \(table) GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT \(StoreStats.topLimit)")
                     entry.makeCount = Int(try connection.scalarInt("SELECT count(DISTINCT coalesce(\"make\", '(none)')) FROM \(table)") ?? 0)
                     entry.unlistedMakeRows = rows - entry.byMake.reduce(0) { $0 + $1.count }
                 }
@@ -103,7 +110,7 @@ extension VinyardStore {
         let statement = try connection.prepare(sql)
         var list: [StoreStats.Count] = []
         while try statement.step() {
-            list.append(.init(value: statement.text(0) ?? "", count: Int(statement.int64(1))))
+            list.append(.init(value: statement.text(0), count: Int(statement.int64(1))))
         }
         return list
     }

@@ -59,10 +59,10 @@ struct Stats: ParsableCommand {
         out += "\nTables\n" + table(["table", "rows"], stats.tables.map { [$0.name, "\($0.rows)"] })
         for t in stats.tables {
             if !t.bySource.isEmpty {
-                out += "\n\(t.name) by source\n" + table(["source", "rows"], t.bySource.map { [$0.value, "\($0.count)"] })
+                out += "\n\(t.name) by source\n" + table(["source", "rows"], t.bySource.map { [$0.value ?? "(none)", "\($0.count)"] })
             }
             if !t.byMake.isEmpty {
-                var rows = t.byMake.map { [$0.value, "\($0.count)"] }
+                var rows = t.byMake.map { [$0.value ?? "(none)", "\($0.count)"] }
                 if t.makeCount > t.byMake.count {
                     let more = t.makeCount - t.byMake.count
                     rows.append(["(\(more) more make\(more == 1 ? "" : "s"))", "\(t.unlistedMakeRows)"])
@@ -73,7 +73,7 @@ struct Stats: ParsableCommand {
         }
         out += "\nFindings on loaded rows: \(stats.findings)\n"
         if !stats.findingsByCode.isEmpty {
-            out += table(["code", "count"], stats.findingsByCode.map { [$0.value, "\($0.count)"] })
+            out += table(["code", "count"], stats.findingsByCode.map { [$0.value ?? "(none)", "\($0.count)"] })
         }
         out += "Rejects: \(stats.rejects)\nDuplicates: \(stats.duplicates)\n"
         out += "\nImport runs: \(stats.runCount)"
