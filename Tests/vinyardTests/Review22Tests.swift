@@ -169,8 +169,8 @@ import VinyardKit
     }
 
     /// A `Location` holding `lat, lon` was loaded as the address, without a word, and GeoJSON
-    /// left the vehicle out: it is the position now (checked as any position is), and a real
-    /// address stays the address.
+    /// left the vehicle out: it is the position now (checked as any position is: `95.5, 13.4` is
+    /// `coord.swapped`), and a real address stays the address.
     @Test func aPositionWrittenWhereTheAddressGoesIsThePosition() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -181,7 +181,7 @@ import VinyardKit
             WBAY5XR10GY000002,BMW,"52.520008, 13.404954"
             WAURFVK62NU000003,Audi,"Hauptstr. 1, 10115 Berlin"
             1FTFW1E57KFA14352,Ford,"(52.520008; 13.404954)"
-            1HGCV1F52MA000123,Honda,"95.5, 193.4"
+            1HGCV1F52MA000123,Honda,"95.5, 13.4"
 
             """.utf8
         ).write(to: csv)
@@ -189,7 +189,7 @@ import VinyardKit
         let r = try runVinyard(["import", csv.path, "--db", db, "--report", "json"])
         let report = try ParsedReport(r)
         #expect(report.int("inserted") == 3 && report.int("rejected") == 1, "\(r.stdout)")
-        #expect(report.findings["coord.latitude"] == 1, "\(report.findings)")
+        #expect(report.findings["coord.swapped"] == 1, "\(report.findings)")
         let store = try Connection(path: db, mode: .readOnly)
         #expect(try store.scalarInt("SELECT count(*) FROM vehicles WHERE latitude=52.520008 AND longitude=13.404954 AND address IS NULL") == 2)
         #expect(try store.scalarInt("SELECT count(*) FROM vehicles WHERE address='Hauptstr. 1, 10115 Berlin' AND latitude IS NULL") == 1)
@@ -282,5 +282,91 @@ import VinyardKit
         #expect(makes.contains { $0["value"] is NSNull && $0["count"] as? Int == 1 }, "\(makes)")
         #expect(makes.contains { $0["value"] as? String == "Honda" })
         #expect(try runVinyard(["stats", "--db", db]).stdout.contains("(none)"))
+    }
+
+    /// The second audit of this session's reading features:
+    /// - UTF-16 with `--encoding windows-1252` became mojibake (the transcoder hands on UTF-8);
+    /// - UTF-16 without a byte order mark starting with Cyrillic was refused as binary data;
+    /// - a unit column was not applied to `1e5` or `45 000` with a no-break space, and digits in
+    ///   it (`123`) were joined onto the reading (45,123 km);
+    /// - `UOM` with `hours` loaded the number as km, and `Einheit` (also a department) holding
+    ///   other text was dropped without the "not loaded" warning;
+    /// - an address of two numbers out of range (`200.5, 300.5`) was rejected as a position, and a
+    ///   position in a second address column (`Location` beside `Address`) was lost;
+    /// - seconds `60` and offsets past ±14:00 (`+14:30`) were stored, which SQLite's date
+    ///   functions cannot read; `--date-format 'dd/MM/yyyy HH:mm'` made every value fail;
+    /// - a `"",""` line above the header failed detection; a headerless file whose VIN is
+    ///   written `'1FTF…` was exit 64.
+    @Test func secondAuditOfTheReadingFeatures() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func convert(_ name: String, _ data: Data, _ extra: [String] = []) throws -> (rows: String, rejects: String, result: RunResult) {
+            let file = dir.appendingPathComponent(name)
+            try data.write(to: file)
+            let out = dir.appendingPathComponent(name + ".out.jsonl"), rejects = dir.appendingPathComponent(name + ".rejects.jsonl")
+            let r = try runVinyard(["convert", file.path, "-o", out.path, "--rejects", rejects.path, "-q"] + extra)
+            return (
+                (try? String(contentsOf: out, encoding: .utf8)) ?? "", (try? String(contentsOf: rejects, encoding: .utf8)) ?? "", r
+            )
+        }
+        let utf16 = Data([0xFF, 0xFE]) + "vin,notes\nWBAY5XR10GY000002,Müller\n".data(using: .utf16LittleEndian)!
+        #expect(try convert("w.csv", utf16, ["--encoding", "windows-1252"]).rows.contains("\"notes\":\"Müller\""))
+        let cyrillic = "Отчёт\nvin,make\nWBAY5XR10GY000002,BMW\n".data(using: .utf16LittleEndian)!
+        let title = try convert("t.csv", cyrillic)
+        #expect(title.result.status == 0 && title.rows.contains("WBAY5XR10GY000002"), "\(title.result.stderr)")
+
+        let units = try convert(
+            "m.csv", Data("vin,odometer,Odometer Unit\nWBAY5XR10GY000002,1e5,mi\n1FTFW1E57KFA14352,45\u{A0}000,mi\n1HGCM82633A004352,45,123\n".utf8))
+        #expect(units.rows.contains("\"odometer_km\":160934") && units.rows.contains("\"odometer_km\":72420"), "\(units.rows)")
+        #expect(units.rejects.contains("odometer_km '45' has '123' beside it as its unit, which is no unit"), "\(units.rejects)")
+        let uom = try convert("uom.csv", Data("vin,odometer,UOM\nWBAY5XR10GY000002,45000,hours\n1FTFW1E57KFA14352,45000,mi\n".utf8))
+        #expect(uom.rows.contains("\"odometer_km\":72420") && uom.rejects.contains("'45000 hours'"), "\(uom.rejects)")
+        let department = try convert("e.csv", Data("vin,Kilometerstand,Einheit\nWBAY5XR10GY000002,45000,Vertrieb\n".utf8))
+        #expect(department.rows.contains("\"odometer_km\":45000"))
+        #expect(department.result.stderr.contains("column 'Einheit' (column 3) matches no field"), "\(department.result.stderr)")
+
+        let far = try convert("a2.csv", Data("vin,Address\nWBAY5XR10GY000002,\"200.5, 300.5\"\n".utf8))
+        #expect(far.rows.contains("\"address\":\"200.5, 300.5\""), "\(far.rejects)")
+        let both = try convert("a3.csv", Data("vin,Address,Location\nWBAY5XR10GY000002,Hauptstr. 1,\"52.52, 13.40\"\n".utf8))
+        #expect(both.rows.contains("\"latitude\":52.52,\"longitude\":13.4,\"address\":\"Hauptstr. 1\""), "\(both.rows)")
+
+        let times = try convert(
+            "s.csv",
+            Data(
+                "vin,last_sync\nWBAY5XR10GY000002,2019-03-15 23:59:60\n1FTFW1E57KFA14352,2019-03-15T10:00+14:30\n1HGCM82633A004352,2019-03-15T10:00+14:00\n1FTFW1E52KFA00021,03/04/2019 10:00\n"
+                    .utf8), ["--date-format", "dd/MM/yyyy HH:mm"])
+        #expect(times.rows.contains("\"last_sync\":\"2019-03-15T10:00+14:00\"") && times.rows.contains("\"last_sync\":\"2019-04-03T10:00\""))
+        #expect(times.rejects.contains("23:59:60") && times.rejects.contains("+14:30"), "\(times.rejects)")
+
+        let quoted = try convert("q.csv", Data("\"\",\"\",\"\"\nvin,make,model\nWBAY5XR10GY000002,BMW,X3\n".utf8))
+        #expect(quoted.result.status == 0 && quoted.rows.contains("WBAY5XR10GY000002"), "\(quoted.result.stderr)")
+        let headerless = try convert("h.csv", Data("'1FTFW1E57KFA14352,Ford,F\n".utf8), ["--source", "fleet"])
+        #expect(headerless.result.status == 65, "\(headerless.result.stderr)")
+    }
+
+    /// From the contract sweep: `000` and `XXXX` were `vin.length`, not `vin.placeholder`
+    /// ("all one character"); a repeated `--columns` kept only the last list; a pretty-printed
+    /// JSON array named `.jsonl` became one `row.malformed` reject per line.
+    @Test func contractSweepFindings() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let decoded = try runVinyard(["decode", "000", "XXXX", "1HGCM826", "--format", "json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: decoded.stdoutData) as? [[String: Any]])
+        let codes = list.map { ($0["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String } }
+        #expect(codes[0].contains("vin.placeholder") && codes[1].contains("vin.placeholder"), "\(codes)")
+        #expect(codes[2] == ["vin.length"], "\(codes)")
+
+        let db = dir.appendingPathComponent("c.db").path
+        #expect(try runVinyard(["import", sample("fleet.csv"), "--db", db, "-q"]).status == 0)
+        let columns = try runVinyard(["export", "--db", db, "--columns", "vin", "--columns", "make,model", "--limit", "1"])
+        #expect(columns.stdout.hasPrefix("vin,make,model\n"), "\(columns.stdout) \(columns.stderr)")
+
+        let pretty = dir.appendingPathComponent("rv.jsonl")
+        try FileManager.default.copyItem(atPath: sample("random-vehicle.json"), toPath: pretty.path)
+        let r = try runVinyard(["validate", pretty.path])
+        #expect(r.status == 65, "\(r.stdout)")
+        #expect(r.stderr.contains("rv.jsonl: this is one JSON document (it starts with '['), not JSON Lines"), "\(r.stderr)")
+        let forced = try runVinyard(["validate", pretty.path, "--input-format", "json", "--report", "json"])
+        #expect(try ParsedReport(forced).int("read") == 12, "\(forced.stderr)")
     }
 }

@@ -9,9 +9,15 @@ public struct DatePattern: Sendable, Hashable {
     /// True when the pattern has a day: it yields `yyyy-MM-dd`, otherwise `yyyy-MM`.
     public var hasDay: Bool { tokens.contains { if case .day = $0 { true } else { false } } }
 
-    /// Compiles a pattern; nil when it has no year or no month.
+    /// Compiles a pattern; nil when it has no year or no month. A time after the date
+    /// (`dd/MM/yyyy HH:mm`) is left out: date-times are read by their date (see
+    /// ``ValueParser/parseSpreadsheetDateTime(_:pattern:)``); it made every value fail.
     public init?(_ pattern: String) {
         var tokens: [Token] = []
+        var pattern = pattern
+        if let space = pattern.firstIndex(of: " "), pattern[space...].contains(where: { $0 == "H" || $0 == "h" }) {
+            pattern = String(pattern[..<space])
+        }
         let b = Array(pattern.utf8)
         var i = 0
         while i < b.count {
@@ -284,7 +290,9 @@ extension ValueParser {
         out[10] = UInt8(ascii: "T")
         if i < b.count, b[i] == UInt8(ascii: ":") {
             i += 1
-            guard two(60) else { return nil }
+            // Not 60, a leap second: SQLite's date functions read it as NULL, so `--where` and
+            // `--sort` on the instant left the row out.
+            guard two(59) else { return nil }
             if i < b.count, b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",") {
                 out[i] = UInt8(ascii: ".")
                 i += 1
@@ -301,14 +309,15 @@ extension ValueParser {
                 i += 1
             case UInt8(ascii: "+"), UInt8(ascii: "-"):
                 i += 1
-                // Offsets in use run from -12:00 to +14:00 (`+15:00` was stored).
+                // Offsets in use run from -12:00 to +14:00 (`+15:00` and `+14:30` were stored).
                 guard two(14) else { return nil }
                 let hours = out[zone..<i]
+                let fourteen = hours.last == UInt8(ascii: "4") && hours.dropLast().last == UInt8(ascii: "1")
                 var minutes: ArraySlice<UInt8> = [0x30, 0x30]
                 if i < b.count, b[i] == UInt8(ascii: ":") { i += 1 }
                 if i < b.count {
                     let start = i
-                    guard two(59) else { return nil }
+                    guard two(fourteen ? 0 : 59) else { return nil }
                     minutes = b[start..<i]
                 }
                 out = Array(out[..<zone]) + hours + [UInt8(ascii: ":")] + minutes

@@ -123,11 +123,14 @@ public final class Pipeline {
         return nil
     }
 
-    /// True for a header cell that is a VIN: 17 characters a VIN may hold, written as one word,
-    /// with at least three digits (no column name looks so), a model-year code at position 10
-    /// and a maker code the table knows (`generated 2026-11-01`, a title, is none).
+    /// True for a header cell that is a VIN (normalized: `'WBA-Y5XR10-GY000002` too): 17
+    /// characters a VIN may hold, with at least three digits (no column name looks so), a
+    /// model-year code at position 10 and a maker code the table knows (`generated 2026-11-01`,
+    /// a title, is none).
     static func isVINLike(_ cell: String) -> Bool {
-        let vin = Array(ValueParser.trimmed(cell).uppercased().utf8)
+        var text = ValueParser.trimmed(cell)
+        if text.hasPrefix("'") { text.removeFirst() }
+        let vin = Array(ValueParser.normalizeVIN(text).utf8)
         guard vin.count == 17 else { return false }
         var digits = 0
         for b in vin {

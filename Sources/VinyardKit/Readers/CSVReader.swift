@@ -125,13 +125,15 @@ public final class CSVReader: RecordReader {
         } else {
             delimiter = try Self.detectDelimiter(buffer, inputName: inputName, fallback: defaultDelimiter ?? UInt8(ascii: ","))
         }
-        // Header: the first non-empty row. A line of delimiters alone (`;;;`: a sheet whose table
-        // starts on row 2) is blank, as it is among the rows; it failed the source detection.
+        // Header: the first non-empty row. A line of delimiters alone (`;;;` or `"";"";""`: a sheet
+        // whose table starts on row 2) is blank, as it is among the rows; it failed the source detection.
         spans.limit = Self.maxHeaderColumns
         let separator = delimiter
         while let scanned = try scanNext() {
             let onlyDelimiters = scanned.unclosedQuoteLine < 0 && buffer.withBytes { p in
-                p[scanned.start..<scanned.contentEnd].allSatisfy { $0 == separator || $0 == 0x20 || $0 == 0x0D }
+                p[scanned.start..<scanned.contentEnd].allSatisfy {
+                    $0 == separator || $0 == 0x20 || $0 == 0x0D || $0 == UInt8(ascii: "\"")
+                }
             }
             if isBlank(scanned) || onlyDelimiters {
                 consume(scanned)

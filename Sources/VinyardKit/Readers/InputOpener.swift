@@ -135,7 +135,11 @@ public func openInput(path: String, options: ReadOptions = ReadOptions()) throws
     let readAhead = isGzip ? ReadAheadByteSource(try GzipByteSource(source: raw), counter: file) : nil
     let source: any ByteSource = readAhead ?? raw
     var buffer = InputBuffer(source: source, maxRecordBytes: options.maxRecordBytes)
+    var encoding = options.encoding
     if let bigEndian = try wideText(buffer, name: file.name) {
+        // What the UTF-16 transcoder hands on is UTF-8, whatever --encoding says (as a byte
+        // order mark would win): read as Windows-1252 it was mojibake without a warning.
+        encoding = .utf8
         // UTF-16: read on as UTF-8, from the bytes the sniffing took.
         let sniffed = buffer.withBytes { Array($0[buffer.start..<buffer.end]) }
         let utf16 = UTF16ByteSource(source: PrefixedByteSource(prefix: sniffed, rest: source), bigEndian: bigEndian)
@@ -166,14 +170,14 @@ public func openInput(path: String, options: ReadOptions = ReadOptions()) throws
     let reader: any RecordReader
     switch format {
     case .csv:
-        reader = try CSVReader(buffer: buffer, delimiter: options.delimiter ?? nil, encoding: options.encoding,
+        reader = try CSVReader(buffer: buffer, delimiter: options.delimiter ?? nil, encoding: encoding,
                                defaultDelimiter: defaultDelimiter, skipLines: options.skipLines)
     case .json:
-        let json = JSONReader(buffer: buffer, encoding: options.encoding)
+        let json = JSONReader(buffer: buffer, encoding: encoding)
         try json.begin()
         reader = json
     case .jsonl:
-        reader = try JSONLinesReader(buffer: buffer, encoding: options.encoding)
+        reader = try JSONLinesReader(buffer: buffer, encoding: encoding)
     }
     return InputReader(
         base: reader, format: format, isGzip: isGzip, counter: file, readAhead: readAhead, totalBytes: totalBytes)
@@ -184,7 +188,7 @@ public func openInput(path: String, options: ReadOptions = ReadOptions()) throws
 /// is binary data, or lines of NUL bytes): returns whether it is big-endian, nil for other text.
 /// - Throws: `.malformedInput` for UTF-32 text, naming the input and how to convert it.
 func wideText(_ buffer: InputBuffer, name: String) throws -> Bool? {
-    try buffer.fill(atLeast: 4)
+    try buffer.fill(atLeast: 4096)
     enum Kind { case utf16(bigEndian: Bool), utf32(String) }
     let kind: Kind? = buffer.withBytes { whole in
         let p = UnsafeBufferPointer(rebasing: whole[buffer.start..<buffer.end])
@@ -204,6 +208,14 @@ func wideText(_ buffer: InputBuffer, name: String) throws -> Bool? {
         if p[0] == 0 && p[1] != 0 && p[1] < 0x80 && p[2] == 0 && p[3] != 0 && p[3] < 0x80 {
             return .utf16(bigEndian: true)
         }
+        // Without a byte order mark, starting with other characters (a Cyrillic or CJK title):
+        // NULs (the high bytes of ASCII characters) in one byte position of the pairs only, in
+        // at least 1 of 8 pairs of the first 4 KiB. Binary data has them in both.
+        let n = min(p.count, 4096) & ~1
+        var even = 0, odd = 0
+        for i in 0..<n where p[i] == 0 { if i & 1 == 0 { even += 1 } else { odd += 1 } }
+        if n >= 16, even == 0, odd * 8 >= n / 2 { return .utf16(bigEndian: false) }
+        if n >= 16, odd == 0, even * 8 >= n / 2 { return .utf16(bigEndian: true) }
         return nil
     }
     switch kind {
@@ -228,7 +240,8 @@ func refuseCompressedTwice(_ buffer: InputBuffer, name: String) throws {
         throw VinyardError(
             .malformedInput,
             "\(name): the file is gzip-compressed twice (its decompressed content is gzip again); "
-                + "decompress it once (gzip -dc \(name) > file.gz) and read the result")
+                + (name == "-" ? "decompress it once (gzip -dc) before it is piped in"
+                    : "decompress it once (gzip -dc \(name) > file.gz) and read the result"))
     }
 }
 

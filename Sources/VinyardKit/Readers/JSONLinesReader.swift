@@ -19,6 +19,29 @@ public final class JSONLinesReader: RecordReader {
         // Binary data is refused as such, not read as lines that each fail to parse (a random
         // 3 MB file was ~20,000 `row.malformed` rejects). JSON text holds no raw NUL byte at all.
         try buffer.refuseBinaryData(expecting: "JSON Lines")
+        try refuseJSONDocument()
+    }
+
+    /// A JSON document under a JSON Lines name (a pretty-printed array saved as `.jsonl`) was read
+    /// line by line: a 12-record file became 239 `row.malformed` rejects. A document starts with
+    /// `[`, or with a line that is `{` alone; no JSON Lines file does.
+    private func refuseJSONDocument() throws {
+        try buffer.fill(atLeast: 64 * 1024)
+        let starts: UInt8? = buffer.withBytes { p in
+            var i = buffer.start
+            while i < buffer.end, p[i] == 0x20 || p[i] == 0x09 || p[i] == 0x0A || p[i] == 0x0D { i += 1 }
+            guard i < buffer.end else { return nil }
+            if p[i] == UInt8(ascii: "[") { return p[i] }
+            guard p[i] == UInt8(ascii: "{") else { return nil }
+            var j = i + 1
+            while j < buffer.end, p[j] == 0x20 || p[j] == 0x09 || p[j] == 0x0D { j += 1 }
+            return j < buffer.end && p[j] == 0x0A ? p[i] : nil
+        }
+        guard let starts else { return }
+        throw VinyardError(
+            .malformedInput,
+            "\(inputName): this is one JSON document (it starts with '\(Character(Unicode.Scalar(starts)))'), not JSON Lines "
+                + "(one object per line); rename it to .json or pass --input-format json")
     }
 
     /// Creates a reader over any byte source.

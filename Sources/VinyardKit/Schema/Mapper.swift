@@ -261,18 +261,20 @@ public final class Mapper {
         return result
     }
 
-    /// Header names of a column of units for whichever field its values convert into.
-    private static let unitColumnNames: Set<String> = [
-        "unit", "units", "uom", "unitofmeasure", "unitofmeasurement", "einheit", "unite", "eenheid", "unidad",
-    ]
+    /// Header names of a column of units of measure (`UOM`): the unit of whichever field its
+    /// values convert into, else of the distance (`hours` beside an odometer rejects it). Not
+    /// `Einheit` and the like alone, which also name a department.
+    private static let unitColumnNames: Set<String> = ["units", "uom", "unitofmeasure", "unitofmeasurement"]
     private static let unitColumnSuffixes = ["units", "unit", "uom", "einheit"]
 
     /// The slot of a column of units: `Unit`, `UOM` (for the field the value converts into), or a
     /// field with a unit followed by `unit` (`Odometer Unit`, `mileageUnit`, `Distance_Unit`);
     /// nil for other names.
     private func unitColumnSlot(_ folded: String) -> Slot? {
-        if Self.unitColumnNames.contains(folded) {
-            return Slot(kind: .unit(of: -1, orElse: aliases[folded] ?? -1), priority: 2_000_000)
+        // `Unit`: a unit, or the fleet's unit number.
+        if folded == "unit" { return Slot(kind: .unit(of: -1, orElse: aliases[folded] ?? -1), priority: 2_000_000) }
+        if Self.unitColumnNames.contains(folded), aliases[folded] == nil {
+            return Slot(kind: .unit(of: -2, orElse: -1), priority: 2_000_000)
         }
         guard aliases[folded] == nil else { return nil }
         for suffix in Self.unitColumnSuffixes where folded.count > suffix.count && folded.hasSuffix(suffix) {
@@ -284,9 +286,13 @@ public final class Mapper {
     }
 
     /// The field and unit a value of a units column gives: any text for a field's own units
-    /// column; for a plain `Unit` column, a unit that converts into exactly one field's unit.
+    /// column (`of` ≥ 0); for a plain `Unit` column (-1), a unit that converts into exactly one
+    /// field's unit; for a `UOM` column (-2), that or else the distance field's (its odometer).
+    /// A spreadsheet's text prefix (`'mi`) is no part of it.
     private func rowUnit(_ value: RawValue, of field: Int) -> (field: Int, unit: String)? {
-        guard let text = value.scalarText.map(ValueParser.trimmed), !text.isEmpty else { return nil }
+        guard var text = value.scalarText.map(ValueParser.trimmed), !text.isEmpty else { return nil }
+        if text.hasPrefix("'") { text = ValueParser.trimmed(String(text.dropFirst())) }
+        guard !text.isEmpty else { return nil }
         if field >= 0 { return (field, text) }
         var found: Int?
         for f in schema.fields.indices {
@@ -294,7 +300,24 @@ public final class Mapper {
             if found != nil { return nil }
             found = f
         }
+        if found == nil, field == -2 {
+            found = schema.fields.indices.first { schema.fields[$0].unit.flatMap { Self.conversion(from: "mi", to: $0) } != nil }
+        }
         return found.map { ($0, text) }
+    }
+
+    /// True for a unit's text: letters (any script), with dots and spaces (`mi.`, `km`, `Std.`);
+    /// digits are no unit (`45` with `123` beside it read as 45,123).
+    static func isUnitWord(_ text: String) -> Bool {
+        var letter = false
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), 0x80...: letter = true
+            case UInt8(ascii: "."), UInt8(ascii: " "), UInt8(ascii: "/"): break
+            default: return false
+            }
+        }
+        return letter
     }
 
     /// The text of a number written without a unit (`45000`, `45,000`, a JSON number), which a
@@ -309,7 +332,8 @@ public final class Mapper {
                 switch b {
                 case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = true
                 case UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: " "), UInt8(ascii: "'"), UInt8(ascii: "-"),
-                    UInt8(ascii: "+"), UInt8(ascii: "_"):
+                    UInt8(ascii: "+"), UInt8(ascii: "_"), UInt8(ascii: "e"), UInt8(ascii: "E"),
+                    0xC2, 0xA0, 0xE2, 0x80, 0xAF:  // (no-break spaces: U+00A0, U+202F)
                     break
                 default: return nil
                 }
@@ -901,11 +925,30 @@ public final class Mapper {
             switch kind {
             case .unit: continue
             case .assign(let f, var factor, let pattern, let asJSON):
-                if touched[f] { continue }
+                if touched[f] {
+                    // A position in a second address column (`Address` and `Location`) is the
+                    // position, not a value the first one shadows.
+                    if f == known.address, known.latitude != nil, latitude == nil, longitude == nil, case .string(let s) = value,
+                        let pair = Self.coordinatePair(ValueParser.trimmed(s))
+                    {
+                        latitude = .init(text: pair.latitude, value: Double(pair.latitude))
+                        longitude = .init(text: pair.longitude, value: Double(pair.longitude))
+                    }
+                    continue
+                }
                 touched[f] = true
                 if !rowUnits.isEmpty, let unit = rowUnits.first(where: { $0.field == f }), let number = Self.bareNumberText(value) {
                     // The number with its unit, as if written `45000 mi`: converted, or rejected
                     // when the unit does not convert into the field's (`1200 hours`).
+                    guard Self.isUnitWord(unit.unit) else {
+                        let name = schema.fields[f].name
+                        findings.append(
+                            Finding(
+                                .fieldType, .error, field: name,
+                                message: "\(name) '\(number)' has '\(unit.unit)' beside it as its unit, which is no unit; "
+                                    + "write the unit (mi, km, …) or leave it empty"))
+                        continue
+                    }
                     value = .string(number + " " + unit.unit)
                     factor = 0
                 }
@@ -1085,7 +1128,9 @@ public final class Mapper {
             else { return nil }
             return p
         }
-        guard let latitude = number(parts[0]), let longitude = number(parts[1]) else { return nil }
+        guard let latitude = number(parts[0]), let longitude = number(parts[1]), let a = Double(latitude),
+            let b = Double(longitude), abs(a) <= 180, abs(b) <= 180, abs(a) <= 90 || abs(b) <= 90
+        else { return nil }
         return (latitude, longitude)
     }
 

@@ -420,6 +420,8 @@ public enum VINEngine {
             return "\(word)"
         }
         for word in ["NULL", "TBD", "NA", "TEST", "XXX"] where text == word { return word }
+        // Short too: `000`, `XXXX`, `00` are fillers, not VINs cut short.
+        if b.count >= 2, b.count < 5, b.allSatisfy({ $0 == b[0] }) { return "all one character" }
         if b.count >= 5 {
             // All one character (position 9 may differ, e.g. a computed check digit).
             let first = b[0]

@@ -41,8 +41,8 @@ struct Emissions: ParsableCommand {
     @Option(help: "Emission bands as THRESHOLD:RATE,…,*:RATE (default 5000:1,*:1.5).")
     var tiers: String?
 
-    @Option(help: "Columns to write, comma-separated: vehicle fields and emissions.")
-    var columns: String?
+    @Option(help: "Columns to write, comma-separated: vehicle fields and emissions; repeatable, the lists are joined.")
+    var columns: [String] = []
 
     func run() throws {
         removeStagedOutputsOnSignal(command: "emissions")
@@ -63,7 +63,7 @@ struct Emissions: ParsableCommand {
                 reportFormat = ExportFormat(fileName: output).flatMap { EmissionsFormat(rawValue: $0.rawValue) } ?? .csv
             }
             let bands = try tiers.map(EmissionTiers.parse) ?? .standard
-            let parsed = try query.query(table: "vehicles", columns: columns)
+            let parsed = try query.query(table: "vehicles", columns: columns.isEmpty ? nil : columns.joined(separator: ","))
             let store = try VinyardStore(path: query.db, readOnly: true)
             var calculator = EmissionsCalculator(store: store, tiers: bands)
             calculator.delimiter = OutputFormat.csvDelimiter(format: format, fileName: output)

@@ -56,8 +56,8 @@ struct Export: ParsableCommand {
     @Option(help: "Output format: csv, tsv, json, jsonl or geojson (default: from -o's extension, else csv).")
     var format: String?
 
-    @Option(help: "Columns to write, comma-separated (default: all schema fields).")
-    var columns: String?
+    @Option(help: "Columns to write, comma-separated; repeatable, the lists are joined (default: all schema fields).")
+    var columns: [String] = []
 
     @Flag(help: "Write CSV text cells as they are, without the spreadsheet formula guard.")
     var rawCells = false
@@ -76,7 +76,7 @@ struct Export: ParsableCommand {
             } else {
                 exportFormat = ExportFormat(fileName: output) ?? .csv
             }
-            let parsed = try query.query(table: table, columns: columns)
+            let parsed = try query.query(table: table, columns: columns.isEmpty ? nil : columns.joined(separator: ","))
             let store = try VinyardStore(path: query.db, readOnly: true)
             var exporter = Exporter(store: store, guardFormulas: !rawCells)
             exporter.delimiter = OutputFormat.csvDelimiter(format: format, fileName: output)
