@@ -369,4 +369,16 @@ import VinyardKit
         let forced = try runVinyard(["validate", pretty.path, "--input-format", "json", "--report", "json"])
         #expect(try ParsedReport(forced).int("read") == 12, "\(forced.stderr)")
     }
+
+    /// `validate` named the key field for a `key.conflict` and not what differed; `import` names
+    /// the field. It now names the fields that differ (the first as the finding's field).
+    @Test func validateNamesTheFieldsOfAKeyConflict() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("one.csv")
+        try Data("vin,make,color,odometer\n1HGCM82633A004352,Honda,Red,100\n1HGCM82633A004352,Honda,Blue,100\n".utf8).write(to: input)
+        let text = try runVinyard(["validate", input.path, "--findings", "-", "-q"]).stdout
+        #expect(text.contains("key.conflict,color,1HGCM82633A004352"), "\(text)")
+        #expect(text.contains("with different values of color;"), "\(text)")
+    }
 }

@@ -115,8 +115,9 @@ public struct KeyTracker: Sendable {
         /// First time in this run.
         case new
         /// Seen before in this run; `conflict` when the values differ from the record last seen
-        /// with the key (the one a later record replaces), whose place this is.
-        case duplicate(conflict: Bool, firstInput: Int, firstLine: Int)
+        /// with the key (the one a later record replaces), whose place this is; `fields` has bit
+        /// `i` set for each field `i` (of the first 64) found to differ.
+        case duplicate(conflict: Bool, firstInput: Int, firstLine: Int, fields: UInt64)
     }
 
     private var seen: KeyTable
@@ -149,6 +150,7 @@ public struct KeyTracker: Sendable {
     private mutating func observe(_ h: KeyHash, signature: Signature, input: Int, line: Int) throws -> Outcome {
         let mask = signature.mask
         var conflict = false
+        var differing: UInt64 = 0
         let earlier = try seen.upsert(h.value) { entry in
             let fingerprints = signature.fingerprints(within: mask)
             guard let entry else {
@@ -161,6 +163,8 @@ public struct KeyTracker: Sendable {
             } else {
                 conflict = Self.fingerprintsDiffer(entry, signature, mask)
             }
+            // Which fields, for the finding (by their fingerprints: rarely none is found).
+            if conflict { differing = Self.differingFields(entry, signature, mask) }
             // With the default policy `last`, the later record replaces the earlier one, and its
             // place is the one the next record with this key is compared with (a conflict named
             // the first record's line, whose values were no longer the ones compared).
@@ -169,11 +173,31 @@ public struct KeyTracker: Sendable {
                 fingerprints: fingerprints)
         }
         guard let earlier else { return .new }
-        return .duplicate(conflict: conflict, firstInput: Int(earlier.input), firstLine: Int(earlier.line))
+        return .duplicate(conflict: conflict, firstInput: Int(earlier.input), firstLine: Int(earlier.line), fields: differing)
     }
 }
 
 extension KeyTracker {
+    /// The fields (bit `i` for field `i`) both records fill whose fingerprints differ.
+    static func differingFields(_ earlier: Entry, _ later: Signature, _ laterMask: UInt64) -> UInt64 {
+        later.fieldHashes.withUnsafeBufferPointer { hashes in
+            let width = Fingerprints.width(filled: earlier.mask.nonzeroBitCount)
+            var rest = earlier.mask
+            var k = 0
+            var fields: UInt64 = 0
+            while rest != 0 {
+                let i = rest.trailingZeroBitCount
+                rest &= rest - 1
+                defer { k += 1 }
+                guard laterMask & (1 << UInt64(i)) != 0, i < hashes.count else { continue }
+                if earlier.fingerprints.bits(at: k * width, width: width) != hashes[i] >> UInt64(64 - width) {
+                    fields |= 1 << UInt64(i)
+                }
+            }
+            return fields
+        }
+    }
+
     /// True when a field both records fill has a different fingerprint.
     static func fingerprintsDiffer(_ earlier: Entry, _ later: Signature, _ laterMask: UInt64) -> Bool {
         later.fieldHashes.withUnsafeBufferPointer { hashes in

@@ -25,13 +25,16 @@ public final class ValidationSink: RecordSink {
         switch outcome {
         case .new:
             return WriteResult(outcome: .inserted)
-        case .duplicate(let conflict, let firstInput, let firstLine):
+        case .duplicate(let conflict, let firstInput, let firstLine, let fields):
             let earlier = inputNames.indices.contains(firstInput)
                 ? Provenance(input: inputNames[firstInput], line: firstLine) : nil
             guard conflict else { return WriteResult(outcome: .duplicate, earlier: earlier) }
+            // The fields that differ (an import also names their values; this sink keeps none).
+            let names = schema.fields.indices.filter { $0 < 64 && fields & (1 << UInt64($0)) != 0 }.map { schema.fields[$0].name }
             let finding = Finding(
-                .keyConflict, .warning, field: schema.primaryKey.first,
-                message: "\(key) appeared before (\(earlier.map { $0.input == record.provenance.input ? "line \($0.line)" : "\($0.input):\($0.line)" } ?? "line \(firstLine)")) with different values; "
+                .keyConflict, .warning, field: names.first ?? schema.primaryKey.first,
+                message: "\(key) appeared before (\(earlier.map { $0.input == record.provenance.input ? "line \($0.line)" : "\($0.input):\($0.line)" } ?? "line \(firstLine)")) with different values"
+                    + (names.isEmpty ? "" : " of \(names.joined(separator: ", "))") + "; "
                     + "the later record wins (--on-duplicate last) — check which one is right",
                 input: record.provenance.input, line: record.provenance.line, element: record.provenance.index)
             return WriteResult(outcome: .duplicate, conflicts: [finding], earlier: earlier)

@@ -66,7 +66,7 @@ import Testing
             let b = try spilling.observe(key: key, signature: signature, input: line % 3, line: line)
             #expect(a == b, "line \(line) key \(key)")
             if a != b { break }
-            if case .duplicate(let conflict, _, _) = a {
+            if case .duplicate(let conflict, _, _, _) = a {
                 duplicates += 1
                 if conflict { conflicts += 1 }
             }
@@ -97,11 +97,16 @@ import Testing
             let outcome = try tracker.observe(key: key, signature: KeyTracker.Signature(fieldHashes: fields), input: 0, line: line)
             if let earlier = last[key] {
                 let expected = zip(earlier, fields).contains { $0 != 0 && $1 != 0 && $0 != $1 }
-                guard case .duplicate(let conflict, _, _) = outcome else {
+                guard case .duplicate(let conflict, _, _, let fieldsMask) = outcome else {
                     Issue.record("line \(line): \(key) not a duplicate")
                     break
                 }
                 #expect(conflict == expected, "line \(line): \(earlier) then \(fields)")
+                // The differing fields named are those both fill with different values (the
+                // fingerprints of these small values never collide).
+                let named = (0..<fields.count).filter { earlier[$0] != 0 && fields[$0] != 0 && earlier[$0] != fields[$0] }
+                    .reduce(UInt64(0)) { $0 | 1 << UInt64($1) }
+                #expect(conflict ? fieldsMask == named : fieldsMask == 0, "line \(line)")
                 if conflict != expected { break }
                 if zip(earlier, fields).contains(where: { $0 != 0 && $1 == 0 }) { fewerFieldCases += 1 }
                 if conflict { conflicts += 1 }
