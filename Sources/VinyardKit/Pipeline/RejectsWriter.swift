@@ -41,10 +41,15 @@ public final class RejectsWriter {
 
     /// Writes a row the reader could not split into fields.
     public func write(_ reject: RawReject) throws {
-        // Only the CSV reader recovers fields from a reject.
+        // Only the CSV reader recovers fields from a reject. A short ragged row's fields are
+        // written as its text alone: under the header's first names (`Colour` holding the
+        // odometer of a row missing its colour) they loaded, shifted, when the rejects file was
+        // read again unfixed (found by audit); as text, the row is rejected again until fixed.
+        // Its columns are still named (empty), so that a file of such rejects has the input's.
+        let short = reject.finding.code == .rowRagged && !reject.fields.contains { Self.isReaderExtraName($0.name) }
         try write(
-            fields: Self.unguarded(reject.fields), provenance: reject.provenance, text: reject.text, findings: [reject.finding],
-            fromReader: true)
+            fields: short ? reject.fields.map { RawField($0.name, .null) } : Self.unguarded(reject.fields),
+            provenance: reject.provenance, text: reject.text, findings: [reject.finding], fromReader: true, textOnly: short)
     }
 
     /// CSV cells without the formula guard a CSV export put before them (`'=x` is `=x`, as typing
@@ -56,7 +61,11 @@ public final class RejectsWriter {
 
     /// - Parameter fromReader: a reader's reject, whose fields may be only some of the input's (a
     ///   short ragged row's): held, as one without fields is, until a record names the columns.
-    private func write(fields: [RawField], provenance: Provenance, text: String?, findings: [Finding], fromReader: Bool = false) throws {
+    /// - Parameter textOnly: the record is its `text` (its fields only name columns).
+    private func write(
+        fields: [RawField], provenance: Provenance, text: String?, findings: [Finding], fromReader: Bool = false,
+        textOnly: Bool = false
+    ) throws {
         let fields = Self.withoutBookkeeping(fields)
         count += 1
         if json != nil {
@@ -64,7 +73,7 @@ public final class RejectsWriter {
             object.append(RawField("_input", .string(provenance.input)))
             object.append(RawField("_line", .number(String(provenance.line))))
             if let index = provenance.index { object.append(RawField("_element", .number(String(index)))) }
-            if fields.isEmpty, let text { object.append(RawField("_text", .string(text))) }
+            if fields.isEmpty || textOnly, let text { object.append(RawField("_text", .string(text))) }
             object.append(RawField("_findings", .array(findings.map(Self.json))))
             try json?.append(object)
             return
@@ -74,14 +83,14 @@ public final class RejectsWriter {
             // until a reject that has them, so the file still gets the input's columns.
             // A short ragged row (`vin` of `vin,make,model`) named only some of them.
             if fields.isEmpty || fromReader, pending.count < Self.pendingLimit, pendingBytes < Self.pendingByteLimit {
-                pending.append(Pending(fields: fields, provenance: provenance, text: text, findings: findings))
+                pending.append(Pending(fields: fields, provenance: provenance, text: text, findings: findings, textOnly: textOnly))
                 pendingBytes += text?.utf8.count ?? 0
                 return
             }
             settleColumns(fromReader ? pending.map(\.fields) + [fields] : [fields])
             try writeHeld()
         }
-        try writeRow(fields: fields, provenance: provenance, text: text, findings: findings)
+        try writeRow(fields: fields, provenance: provenance, text: text, findings: findings, textOnly: textOnly)
     }
 
     /// Starts the CSV with the columns of the candidate with the most of them (the held rows
@@ -105,7 +114,7 @@ public final class RejectsWriter {
     private func writeHeld() throws {
         let held = pending
         pending = []
-        for p in held { try writeRow(fields: p.fields, provenance: p.provenance, text: p.text, findings: p.findings) }
+        for p in held { try writeRow(fields: p.fields, provenance: p.provenance, text: p.text, findings: p.findings, textOnly: p.textOnly) }
     }
 
     /// A reject held until the CSV columns are known.
@@ -114,6 +123,7 @@ public final class RejectsWriter {
         var provenance: Provenance
         var text: String?
         var findings: [Finding]
+        var textOnly: Bool
     }
     private var pending: [Pending] = []
     /// Rejects without fields held at most before the columns are settled without them.
@@ -155,14 +165,14 @@ public final class RejectsWriter {
         return !digits.isEmpty && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber)
     }
 
-    private func writeRow(fields: [RawField], provenance: Provenance, text: String?, findings: [Finding]) throws {
+    private func writeRow(fields: [RawField], provenance: Provenance, text: String?, findings: [Finding], textOnly: Bool) throws {
         var row = [String?](repeating: nil, count: columns.count + 4)
         var extra: [RawField] = []
         var filled = [Bool](repeating: false, count: columns.count)
         for field in fields {
             if let i = columnIndex[field.name]?.first(where: { !filled[$0] }) {
                 filled[i] = true
-                row[i] = field.value.scalarText ?? field.value.jsonText
+                row[i] = textOnly ? nil : field.value.scalarText ?? field.value.jsonText
             } else if field.name == "_extra", case .string(let text) = field.value, text.utf8.first == UInt8(ascii: "{"),
                 case .object(let members)? = JSONParser.wholeValue(text)
             {
@@ -173,7 +183,7 @@ public final class RejectsWriter {
                 extra.append(field)
             }
         }
-        if fields.isEmpty, let text { extra.append(RawField("_text", .string(text))) }
+        if fields.isEmpty || textOnly, let text { extra.append(RawField("_text", .string(text))) }
         row[columns.count] = provenance.input
         row[columns.count + 1] = String(provenance.line)
         row[columns.count + 2] = findings.map { f in
