@@ -42,6 +42,12 @@ extension ExportTable {
             let instant =
                 matcher?.isDateTime == true
                 ? ValueParser.parseDateTime(ValueParser.trimmed(value)).flatMap { $0.utf8.count > 10 ? $0 : nil } : nil
+            // `=` and `!=` with a year or a month on a date field: the period, as `>=` and `<=`
+            // read it (`=2019-03` found only values stored as `2019-03`, not `2019-03-15`;
+            // `=2019` found nothing).
+            let period: String? =
+                matcher?.isDate == true && matcher?.isDateTime == false
+                ? matcher?.rangeBound(value).flatMap { [4, 7].contains($0.utf8.count) ? $0 : nil } : nil
             if column.kind == .array, let term = try listTerm(c, condition: condition, bind: { value in
                 arguments.append(.text(Connection.caseless(value)))
                 return "?\(arguments.count)"
@@ -59,6 +65,13 @@ extension ExportTable {
                 // `2024-06-30T08:15:00-07:00`, which `>=` and `<=` both found.
                 arguments.append(.text(instant ?? value))
                 terms.append("julianday(\(c)) \(condition.op == .equal ? "=" : "IS NOT") julianday(?\(arguments.count))")
+            case .equal where period != nil, .notEqual where period != nil:
+                let start = period ?? value
+                arguments.append(.text(start))
+                let from = arguments.count
+                arguments.append(.text(Self.nextPeriod(start) ?? start))
+                let within = "(\(c) >= ?\(from) AND \(c) < ?\(arguments.count))"
+                terms.append(condition.op == .equal ? within : "(\(c) IS NULL OR NOT \(within))")
             case .equal where matcher != nil:
                 terms.append("vinyard_fold(\(c)) = \(folded(value))")
             case .notEqual where matcher != nil:
