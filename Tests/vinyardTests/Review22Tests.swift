@@ -428,4 +428,17 @@ import VinyardKit
         #expect(try vins("first_registration!=2019-03") == ["1FTFW1E54KFA00022", "1FTFW1E56KFA00023"])
         #expect(try vins("first_registration=2019-03-15") == ["1HGCM82633A004352"])
     }
+
+    /// From the end-to-end audit: `VIN UNKNOWN`, `TBA` were `vin.length` ("missing characters");
+    /// a Japanese or Korean VIN's repaired illegal character was suggested even when the repair
+    /// failed the check digit their makers compute for export (8 of 8 in the audit).
+    @Test func placeholderWordsAndJapaneseRepairs() throws {
+        let r = try runVinyard([
+            "decode", "VIN UNKNOWN", "TBA", "JH4KA7561PCO08269", "JH4KA7561PCO08268", "WVWZZZ1JZ3W38675O", "--format", "json",
+        ])
+        let list = try #require(try JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]])
+        let codes = list.map { ($0["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String } }
+        #expect(codes[0] == ["vin.placeholder"] && codes[1] == ["vin.placeholder"], "\(codes)")
+        #expect(list.map { $0["suggestion"] as? String } == [nil, nil, "JH4KA7561PC008269", nil, "WVWZZZ1JZ3W386750"])
+    }
 }

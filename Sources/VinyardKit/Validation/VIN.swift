@@ -317,8 +317,12 @@ public enum VINEngine {
                 }
             }
         } else if bytes.count == 17 && illegal.count == 1 {
-            // Illegal characters: try repairing them (the repair must also pass the check digit where it is mandatory).
-            if let suggestion = repair(bytes, requireCheckDigit: mandatory) {
+            // Illegal characters: try repairing them (the repair must also pass the check digit where it is
+            // mandatory, and on Japanese and Korean VINs, whose makers compute it for export: an audit found
+            // 8 of 8 suggestions there failing their own check digit).
+            if let suggestion = repair(
+                bytes, requireCheckDigit: mandatory || VINDecoder.computesCheckDigitForExport(bytes), requireMandatoryRegion: mandatory)
+            {
                 analysis.suggestion = suggestion
                 if let i = findings.firstIndex(where: { $0.code == .vinCharacters }) {
                     findings[i].message += "; probable VIN \(suggestion)"
@@ -419,7 +423,9 @@ public enum VINEngine {
         for word in ["UNKNOWN", "UNKOWN", "NOVIN", "NONE", "N/A"] where text.hasPrefix(word) {
             return "\(word)"
         }
-        for word in ["NULL", "TBD", "NA", "TEST", "XXX"] where text == word { return word }
+        // `VIN UNKNOWN`, `VIN-TBA` (spaces and dashes are gone by now).
+        for word in ["VINUNKNOWN", "VINTBA", "VINTBD", "VINPENDING"] where text.hasPrefix(word) { return word }
+        for word in ["NULL", "TBD", "TBA", "TBC", "NA", "TEST", "XXX", "PENDING", "UNK"] where text == word { return word }
         // Short too: `000`, `XXXX`, `00` are fillers, not VINs cut short.
         if b.count >= 2, b.count < 5, b.allSatisfy({ $0 == b[0] }) { return "all one character" }
         if b.count >= 5 {
