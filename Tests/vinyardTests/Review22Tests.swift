@@ -441,4 +441,27 @@ import VinyardKit
         #expect(codes[0] == ["vin.placeholder"] && codes[1] == ["vin.placeholder"], "\(codes)")
         #expect(list.map { $0["suggestion"] as? String } == [nil, nil, "JH4KA7561PC008269", nil, "WVWZZZ1JZ3W386750"])
     }
+
+    /// The README's workflow, fix the rejects file and import it, left the earlier rejects
+    /// behind: the database listed the fixed, loaded vehicles as rejects, and those still broken
+    /// twice. A rejects file's record replaces the reject its `_input`/`_line` name.
+    @Test func importingAFixedRejectsFileReplacesTheEarlierRejects() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bad = dir.appendingPathComponent("bad.csv")
+        try Data("VIN,Make\n1FTFW1E57KFA1435,Ford\n1HGCM82633A00435,Honda\n".utf8).write(to: bad)
+        for name in ["rej.csv", "rej.jsonl"] {
+            let db = dir.appendingPathComponent(name + ".db").path
+            let rejects = dir.appendingPathComponent(name)
+            _ = try runVinyard(["import", bad.path, "--db", db, "--rejects", rejects.path, "-q"])
+            let fixed = try String(contentsOf: rejects, encoding: .utf8).replacingOccurrences(of: "1FTFW1E57KFA1435", with: "1FTFW1E57KFA14352")
+            try Data(fixed.utf8).write(to: rejects)
+            let r = try ParsedReport(try runVinyard(["import", rejects.path, "--db", db, "--report", "json"]))
+            #expect(r.int("rejected") == 1, "\(name)")
+            let store = try Connection(path: db, mode: .readOnly)
+            #expect(try store.scalarInt("SELECT count(*) FROM rejects") == 1, "\(name)")
+            #expect(try store.scalarInt("SELECT count(*) FROM rejects WHERE input='\(rejects.path)'") == 1, "\(name)")
+            #expect(try store.scalarInt("SELECT count(*) FROM vehicles WHERE vin='1FTFW1E57KFA14352'") == 1)
+        }
+    }
 }

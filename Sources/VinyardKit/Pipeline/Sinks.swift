@@ -149,7 +149,8 @@ public final class StoreSink: RecordSink {
     }
 
     public func accept(_ record: CanonicalRecord, schema: Schema, source: String) throws -> WriteResult {
-        try session.write(record, schema: schema, source: source, policy: policy)
+        try clearEarlierReject(record.raw)
+        return try session.write(record, schema: schema, source: source, policy: policy)
     }
 
     public var wantsRowHash: Bool { true }
@@ -157,7 +158,28 @@ public final class StoreSink: RecordSink {
     public func accept(
         _ record: CanonicalRecord, schema: Schema, source: String, rowHash: Int64?, keyHash: UInt64?
     ) throws -> WriteResult {
-        try session.write(record, schema: schema, source: source, policy: policy, rowHash: rowHash, keyHash: keyHash)
+        try clearEarlierReject(record.raw)
+        return try session.write(record, schema: schema, source: source, policy: policy, rowHash: rowHash, keyHash: keyHash)
+    }
+
+    /// A record of a rejects file imported again (fixed): its `_input`, `_line` (and `_element`)
+    /// name where an earlier run rejected it, and that reject goes, replaced by what this run does
+    /// with the record (loaded, or rejected again under the rejects file's name). It stayed: the
+    /// database listed loaded vehicles as rejects, and records still broken twice (found by audit).
+    private func clearEarlierReject(_ raw: RawRecord) throws {
+        // Only a record whose last field is bookkeeping (`_extra`, `_findings`) is looked at.
+        guard let last = raw.fields.last, last.name.utf8.first == UInt8(ascii: "_") else { return }
+        var input: String?, line: Int?, element: Int?
+        for field in raw.fields.suffix(6) {
+            switch field.name {
+            case "_input": input = field.value.scalarText
+            case "_line": line = field.value.scalarText.flatMap { Int(ValueParser.trimmed($0)) }
+            case "_element": element = field.value.scalarText.flatMap { Int(ValueParser.trimmed($0)) }
+            default: break
+            }
+        }
+        guard let input, let line, input != raw.provenance.input else { return }
+        try session.clearEarlierReject(input: input, line: line, element: element)
     }
 
     public func prefetch(keyHashes: UnsafeBufferPointer<UInt64>, schema: Schema) {
@@ -172,6 +194,7 @@ public final class StoreSink: RecordSink {
     }
 
     public func reject(_ record: CanonicalRecord, schema: Schema, source: String) throws {
+        try clearEarlierReject(record.raw)
         try session.writeReject(raw: record.raw, findings: record.findings, source: source, table: schema.name)
         try rejects?.write(record)
     }

@@ -525,6 +525,23 @@ public final class ImportSession {
         try self.reject(raw: raw, text: reject.text, findings: [reject.finding], source: source, table: table)
     }
 
+    /// Removes the reject an earlier run stored for the record at `input`, `line` (`element`):
+    /// a rejects file's record imported again replaces it (see ``StoreSink``).
+    public func clearEarlierReject(input: String, line: Int, element: Int?) throws {
+        guard deleteEarlierReject != nil else { return }  // no rejects when the run started
+        do {
+            if clearReject == nil {
+                clearReject = try connection.prepare(
+                    "DELETE FROM rejects WHERE input=?1 AND line=?2 AND element IS ?3 AND run_id<>?4", persistent: true)
+            }
+            guard let statement = clearReject else { return }
+            try statement.execute([.text(input), .integer(Int64(line)), element.map { .integer(Int64($0)) }, .integer(runID)])
+        } catch {
+            throw VinyardStore.storeError(error, "cannot update the rejects of \(input) in \(store.path)")
+        }
+    }
+    private var clearReject: Statement?
+
     private func reject(raw: RawRecord, text: String?, findings: [Finding], source: String?, table: String?) throws {
         let errors = findings.filter { $0.severity == .error }
         let reason = (errors.isEmpty ? findings : errors).map { "\($0.code): \($0.message)" }.joined(separator: "; ")
