@@ -1104,6 +1104,19 @@ public final class Mapper {
     /// `(52.52;13.40)`, `52.52 13.40`): each with a decimal point and its decimals, at most three
     /// whole digits; nil for anything else (an address, `12, 5`).
     static func coordinatePair(_ text: String) -> (latitude: String, longitude: String)? {
+        // Every row's address comes here: a byte scan turns away text with anything but digits,
+        // signs, separators and brackets before anything is split or allocated.
+        var point = false
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: " "), 0x09,
+                UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "["), UInt8(ascii: "]"):
+                break
+            case UInt8(ascii: "."): point = true
+            default: return nil
+            }
+        }
+        guard point else { return nil }
         var t = Substring(text)
         if let first = t.first, let last = t.last, (first == "(" && last == ")") || (first == "[" && last == "]") {
             t = t.dropFirst().dropLast()
