@@ -7,7 +7,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = FuzzInput(data, size)
     let bytes = input.payload
     let bigEndian = input.control & 1 != 0
-    let readSize = [8, 9, 10, 17, 64, 4096][Int(input.control >> 1) % 6]
+    let readSize = [1, 2, 3, 8, 17, 4096][Int(input.control >> 1) % 6]
     let source = UTF16ByteSource(
         source: FuzzMemorySource(bytes, chunk: input.readChunk), bigEndian: bigEndian, chunkSize: 4 + Int(input.control >> 4) * 3)
     var out: [UInt8] = []

@@ -15,7 +15,8 @@ public struct DatePattern: Sendable, Hashable {
     public init?(_ pattern: String) {
         var tokens: [Token] = []
         var pattern = pattern
-        if let space = pattern.firstIndex(of: " "), pattern[space...].contains(where: { $0 == "H" || $0 == "h" }) {
+        // Cut at the space before the time (`dd MM yyyy HH:mm` keeps `dd MM yyyy`).
+        if let hour = pattern.firstIndex(where: { $0 == "H" || $0 == "h" }), let space = pattern[..<hour].lastIndex(of: " ") {
             pattern = String(pattern[..<space])
         }
         let b = Array(pattern.utf8)
@@ -335,6 +336,8 @@ extension ValueParser {
     /// would be read, so `03/04/2019` needs `--date-format`), a space, and `H:mm`, `H:mm:ss` or
     /// `H:mm:ss.SSS`, with `AM`/`PM` (`3/15/2019 10:00:00 AM`). Nil for anything else.
     public static func parseSpreadsheetDateTime(_ s: String, pattern: DatePattern? = nil) -> String? {
+        // No time without a colon: dates and year-months (most values that come here) leave at once.
+        guard s.utf8.contains(UInt8(ascii: ":")) else { return nil }
         var rest = Array(trimmed(s).utf8)
         // AM/PM (also `a.m.`, lower case), after a space or not.
         var meridiem: UInt8?

@@ -15,32 +15,50 @@ public final class UTF16ByteSource: ByteSource {
     private var atStart = true
     private var ended = false
 
+    /// Transcoded bytes not handed out yet: `output[outputStart..<outputEnd]`.
+    private var output: [UInt8]
+    private var outputStart = 0
+    private var outputEnd = 0
+
     public init(source: any ByteSource, bigEndian: Bool, chunkSize: Int = 64 * 1024) {
         self.source = source
         self.bigEndian = bigEndian
-        input = [UInt8](repeating: 0, count: chunkSize)
+        input = [UInt8](repeating: 0, count: max(4, chunkSize))
+        output = [UInt8](repeating: 0, count: max(16, input.count * 3 / 2 + 8))
     }
 
+    /// Hands out transcoded bytes, as many as fit: a reader may ask for any number, however small
+    /// (an `InputBuffer` nearly full asks for a few bytes; 0 returned for a read of fewer than 8
+    /// bytes was taken for the end of the input, and the rest of the file was lost: found by review).
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        // Each 2 input bytes make at most 3 output bytes (a pair of 4 makes 4).
-        guard buffer.count >= 8 else { return 0 }
-        while true {
+        guard !buffer.isEmpty else { return 0 }
+        while outputStart == outputEnd {
             if ended && carried == 0 { return 0 }
-            let room = min(input.count, (buffer.count / 3) * 2)
-            var have = carried
-            if !ended && have < room {
-                let n = try input.withUnsafeMutableBytes {
-                    try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[have..<room]))
-                }
-                if n == 0 { ended = true }
-                have += n
-            }
-            let (consumed, produced) = transcode(count: have, into: buffer)
-            for k in consumed..<have { input[k - consumed] = input[k] }  // at most 3 bytes
-            carried = have - consumed
-            if produced > 0 { return produced }
-            if ended && carried == 0 { return 0 }
+            try refill()
         }
+        let n = min(buffer.count, outputEnd - outputStart)
+        output.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[outputStart..<outputStart + n])) }
+        outputStart += n
+        return n
+    }
+
+    /// Reads more of the source and transcodes it into `output` (maybe nothing yet: half a pair).
+    private func refill() throws {
+        // Each 2 input bytes make at most 3 output bytes (a pair of 4 makes 4).
+        let room = min(input.count, (output.count - 4) / 3 * 2)
+        var have = carried
+        if !ended && have < room {
+            let n = try input.withUnsafeMutableBytes {
+                try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[have..<room]))
+            }
+            if n == 0 { ended = true }
+            have += n
+        }
+        let (consumed, produced) = output.withUnsafeMutableBytes { transcode(count: have, into: $0) }
+        for k in consumed..<have { input[k - consumed] = input[k] }  // at most 3 bytes
+        carried = have - consumed
+        outputStart = 0
+        outputEnd = produced
     }
 
     /// Transcodes `input[0..<count]`; at the end of the source the leftovers are replaced too.

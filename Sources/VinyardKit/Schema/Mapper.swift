@@ -263,8 +263,8 @@ public final class Mapper {
 
     /// Header names of a column of units of measure (`UOM`): the unit of whichever field its
     /// values convert into, else of the distance (`hours` beside an odometer rejects it). Not
-    /// `Einheit` and the like alone, which also name a department.
-    private static let unitColumnNames: Set<String> = ["units", "uom", "unitofmeasure", "unitofmeasurement"]
+    /// `Einheit` and the like alone, which also name a department, nor `Units`, also a quantity.
+    private static let unitColumnNames: Set<String> = ["uom", "unitofmeasure", "unitofmeasurement"]
     private static let unitColumnSuffixes = ["units", "unit", "uom", "einheit"]
 
     /// The slot of a column of units: `Unit`, `UOM` (for the field the value converts into), or a
@@ -290,7 +290,7 @@ public final class Mapper {
     /// field's unit; for a `UOM` column (-2), that or else the distance field's (its odometer).
     /// A spreadsheet's text prefix (`'mi`) is no part of it.
     private func rowUnit(_ value: RawValue, of field: Int) -> (field: Int, unit: String)? {
-        guard var text = value.scalarText.map(ValueParser.trimmed), !text.isEmpty else { return nil }
+        guard !FieldTyper.isEmpty(value), var text = value.scalarText.map(ValueParser.trimmed), !text.isEmpty else { return nil }
         if text.hasPrefix("'") { text = ValueParser.trimmed(String(text.dropFirst())) }
         guard !text.isEmpty else { return nil }
         if field >= 0 { return (field, text) }
@@ -300,7 +300,7 @@ public final class Mapper {
             if found != nil { return nil }
             found = f
         }
-        if found == nil, field == -2 {
+        if found == nil, field == -2, Self.isUnitWord(text) {
             found = schema.fields.indices.first { schema.fields[$0].unit.flatMap { Self.conversion(from: "mi", to: $0) } != nil }
         }
         return found.map { ($0, text) }
@@ -392,7 +392,7 @@ public final class Mapper {
             if case .object = f.value { f.name == "attributes" } else { false }
         } && fields.contains { $0.name == "id" }
         for field in fields {
-            if resource, field.name == "type", case .string = field.value {
+            if resource, field.name == "type", case .string = field.value, !isFieldValue(field.value, named: "type") {
                 out.append(RawField("resource.type", field.value))
                 changed = true
                 continue
@@ -507,6 +507,14 @@ public final class Mapper {
             out += others
         }
         return changed ? out : nil
+    }
+
+    /// True when `value` types as a value of the field the key `name` maps to (`truck` for `type`).
+    private func isFieldValue(_ value: RawValue, named name: String) -> Bool {
+        for slot in slots(for: name) {
+            if case .assign(let f, _, _, _) = slot.kind, case .success = typers[f].type(value) { return true }
+        }
+        return false
     }
 
     /// True when one of `slots` assigns the latitude or the longitude (`orAddress`: or the

@@ -182,9 +182,6 @@ public enum FieldValue: Sendable, Hashable {
         return d.description
     }
 
-    /// ``format(_:)`` in positional notation, as exports write numbers: the same shortest
-    /// round-tripping digits, never an exponent (`0.00001`, not `1e-05`; `10000000000000000`, not
-    /// `1e+16`), so spreadsheets and CSV readers see the number as it is.
     /// ``decimalText(_:)`` as CSV exports write it: a number of one to three whole digits and
     /// exactly three decimals gets a fourth, `0` (`111.855` is written `111.8550`). Read back,
     /// `111.855` is ambiguous (a dot grouping thousands in a European export, or three decimals?),
@@ -199,6 +196,9 @@ public enum FieldValue: Sendable, Hashable {
         return (1...3).contains(whole) && fraction == 3 ? text + "0" : text
     }
 
+    /// ``format(_:)`` in positional notation, as exports write numbers: the same shortest
+    /// round-tripping digits, never an exponent (`0.00001`, not `1e-05`; `10000000000000000`, not
+    /// `1e+16`), so spreadsheets and CSV readers see the number as it is.
     public static func decimalText(_ d: Double) -> String {
         let text = format(d)
         // The exponent looked for in the (small) string's bytes, not by Character (every real

@@ -186,8 +186,9 @@ public final class ImportSession {
         try insertReject.bind(runID, at: 1)
         deleteEarlierReject = try connection.scalarInt("SELECT EXISTS(SELECT 1 FROM rejects)") == 1
             ? try connection.prepare(
-                "DELETE FROM rejects WHERE input=?1 AND line IS ?2 AND element IS ?3 AND table_name IS ?4 AND raw=?5 "
-                    + "AND raw_text IS ?6 AND run_id<>?7",
+                // The same record of the same input, at whatever line: rejected again at another
+                // line (rows added above it) it was stored twice.
+                "DELETE FROM rejects WHERE input=?1 AND table_name IS ?4 AND raw=?5 AND raw_text IS ?6 AND run_id<>?7",
                 persistent: true)
             : nil
         // Only earlier runs' rejects are replaced: an input given twice in one run keeps both.
@@ -551,8 +552,6 @@ public final class ImportSession {
             if let delete = deleteEarlierReject {
                 delete.reset()
                 try delete.bind(raw.provenance.input, at: 1)
-                try delete.bind(raw.provenance.line, at: 2)
-                try delete.bind(raw.provenance.index, at: 3)
                 try delete.bind(table, at: 4)
                 try delete.bind(rawJSON, at: 5)
                 try delete.bind(text, at: 6)
@@ -607,15 +606,6 @@ public final class ImportSession {
                 try writer.restoreNetUnchanged(duplicates: "duplicates")
                 try writer.restoreKeyIndex()
                 try connection.execute("DELETE FROM \(writer.seenTable)")
-            }
-            // Each input's rejects are those of its latest import: a record rejected again at
-            // another line, or fixed since, left its earlier entry behind (a daily export's
-            // rejects grew run after run). Not standard input, whose content the name does not tell.
-            if deleteEarlierReject != nil {
-                let replace = try connection.prepare("DELETE FROM rejects WHERE input=?1 AND run_id<>?2")
-                for name in Set(listed.map(\.name)) where name != "-" {
-                    try replace.execute([.text(name), .integer(runID)])
-                }
             }
             elapsed = Date().timeIntervalSince(startedAt)
             let statement = try connection.prepare(

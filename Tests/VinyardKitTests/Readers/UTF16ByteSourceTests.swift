@@ -25,7 +25,7 @@ import Testing
         for bigEndian in [false, true] {
             let body = Array(text.data(using: bigEndian ? .utf16BigEndian : .utf16LittleEndian)!)
             let bom: [UInt8] = bigEndian ? [0xFE, 0xFF] : [0xFF, 0xFE]
-            for readSize in [8, 9, 64, 4096] {
+            for readSize in [1, 3, 8, 9, 64, 4096] {
                 #expect(try transcode(bom + body, bigEndian: bigEndian, chunk: chunk, readSize: readSize) == Array(text.utf8))
                 #expect(try transcode(body, bigEndian: bigEndian, chunk: chunk, readSize: readSize) == Array(text.utf8))
             }
