@@ -70,25 +70,12 @@ public final class UTF16ByteSource: ByteSource {
             @inline(__always) func unit(_ at: Int) -> UInt32 {
                 big ? UInt32(p[at]) << 8 | UInt32(p[at + 1]) : UInt32(p[at + 1]) << 8 | UInt32(p[at])
             }
+            // The standard library's UTF-8 encoder; every value passed is a scalar (surrogates
+            // were paired or replaced by U+FFFD before).
             @inline(__always) func put(_ scalar: UInt32) {
-                if scalar < 0x80 {
-                    buffer[o] = UInt8(scalar)
+                UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}") { byte in
+                    buffer[o] = byte
                     o += 1
-                } else if scalar < 0x800 {
-                    buffer[o] = UInt8(0xC0 | scalar >> 6)
-                    buffer[o + 1] = UInt8(0x80 | scalar & 0x3F)
-                    o += 2
-                } else if scalar < 0x10000 {
-                    buffer[o] = UInt8(0xE0 | scalar >> 12)
-                    buffer[o + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
-                    buffer[o + 2] = UInt8(0x80 | scalar & 0x3F)
-                    o += 3
-                } else {
-                    buffer[o] = UInt8(0xF0 | scalar >> 18)
-                    buffer[o + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
-                    buffer[o + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
-                    buffer[o + 3] = UInt8(0x80 | scalar & 0x3F)
-                    o += 4
                 }
             }
             if atStart && count >= 2 {
