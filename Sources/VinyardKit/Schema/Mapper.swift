@@ -940,8 +940,7 @@ public final class Mapper {
                     if f == known.address, known.latitude != nil, latitude == nil, longitude == nil, case .string(let s) = value,
                         let pair = Self.coordinatePair(ValueParser.trimmed(s))
                     {
-                        latitude = .init(text: pair.latitude, value: Double(pair.latitude))
-                        longitude = .init(text: pair.longitude, value: Double(pair.longitude))
+                        (latitude, longitude) = pair
                     }
                     continue
                 }
@@ -1013,8 +1012,7 @@ public final class Mapper {
         if latitude == nil, longitude == nil, known.latitude != nil, known.longitude != nil, let a = known.address,
             case .text(let text)? = values[a], let pair = Self.coordinatePair(text)
         {
-            latitude = .init(text: pair.latitude, value: Double(pair.latitude))
-            longitude = .init(text: pair.longitude, value: Double(pair.longitude))
+            (latitude, longitude) = pair
             values[a] = nil
         }
 
@@ -1122,8 +1120,11 @@ public final class Mapper {
 
     /// The two numbers of a position written as one text, latitude first (`52.520008, 13.404954`,
     /// `(52.52;13.40)`, `52.52 13.40`): each with a decimal point and its decimals, at most three
-    /// whole digits; nil for anything else (an address, `12, 5`).
-    static func coordinatePair(_ text: String) -> (latitude: String, longitude: String)? {
+    /// whole digits; nil for anything else (an address, `12, 5`). As the coordinate inputs the
+    /// position check takes, their numbers parsed once here.
+    static func coordinatePair(
+        _ text: String
+    ) -> (latitude: CoordinateValidator.CoordinateInput, longitude: CoordinateValidator.CoordinateInput)? {
         // Every row's address comes here: a byte scan turns away text with anything but digits,
         // signs, separators and brackets before anything is split or allocated.
         var point = false
@@ -1164,7 +1165,7 @@ public final class Mapper {
         guard let latitude = number(parts[0]), let longitude = number(parts[1]), let a = Double(latitude),
             let b = Double(longitude), abs(a) <= 180, abs(b) <= 180, abs(a) <= 90 || abs(b) <= 90
         else { return nil }
-        return (latitude, longitude)
+        return (.init(text: latitude, value: a), .init(text: longitude, value: b))
     }
 
     /// The largest id ``wholeNumberText(_:)`` reads (10^30; Decimal holds 38 digits exactly).
