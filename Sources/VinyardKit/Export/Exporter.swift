@@ -229,7 +229,7 @@ struct RowWriter {
             }
         case .real:
             // A latitude or longitude's one dot is always the decimal point when read back.
-            if positions[i] { out.append(real: s.double(i)) } else { out.append(csvReal: s.double(i)) }
+            out.append(real: s.double(i), csv: !positions[i])
         case .text, .blob:
             let guardFormula = guardFormulas
             let delimiter = self.delimiter

@@ -39,22 +39,13 @@ extension OutputBuffer {
     }
 
     /// Appends a double as ``FieldValue/decimalText(_:)`` writes it (whole numbers without `.0`,
-    /// never an exponent).
-    mutating func append(real d: Double) {
+    /// never an exponent); `csv`: as ``FieldValue/csvDecimalText(_:)`` (`111.855` as `111.8550`,
+    /// which reads back unambiguously).
+    mutating func append(real d: Double, csv: Bool = false) {
         if d == d.rounded(.towardZero), abs(d) < 1e15 {
             append(integer: Int64(d))
         } else {
-            append(FieldValue.decimalText(d))
-        }
-    }
-
-    /// Appends a double as a CSV cell: ``FieldValue/csvDecimalText(_:)`` (`111.855` as
-    /// `111.8550`, which reads back unambiguously).
-    mutating func append(csvReal d: Double) {
-        if d == d.rounded(.towardZero), abs(d) < 1e15 {
-            append(integer: Int64(d))
-        } else {
-            append(FieldValue.csvDecimalText(d))
+            append(csv ? FieldValue.csvDecimalText(d) : FieldValue.decimalText(d))
         }
     }
 
