@@ -128,8 +128,7 @@ public final class Pipeline {
     /// model-year code at position 10 and a maker code the table knows (`generated 2026-11-01`,
     /// a title, is none).
     static func isVINLike(_ cell: String) -> Bool {
-        var text = ValueParser.trimmed(cell)
-        if text.hasPrefix("'") { text.removeFirst() }
+        guard let text = FieldTyper.withoutTextPrefix(.string(cell)).scalarText else { return false }
         let vin = Array(ValueParser.normalizeVIN(text).utf8)
         guard vin.count == 17 else { return false }
         var digits = 0

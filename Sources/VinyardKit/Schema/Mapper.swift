@@ -290,9 +290,9 @@ public final class Mapper {
     /// field's unit; for a `UOM` column (-2), that or else the distance field's (its odometer).
     /// A spreadsheet's text prefix (`'mi`) is no part of it.
     private func rowUnit(_ value: RawValue, of field: Int) -> (field: Int, unit: String)? {
-        guard !FieldTyper.isEmpty(value), var text = value.scalarText.map(ValueParser.trimmed), !text.isEmpty else { return nil }
-        if text.hasPrefix("'") { text = ValueParser.trimmed(String(text.dropFirst())) }
-        guard !text.isEmpty else { return nil }
+        guard !FieldTyper.isEmpty(value),
+            let text = FieldTyper.withoutTextPrefix(value).scalarText.map(ValueParser.trimmed), !text.isEmpty
+        else { return nil }
         if field >= 0 { return (field, text) }
         var found: Int?
         for f in schema.fields.indices {
