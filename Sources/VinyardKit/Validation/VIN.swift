@@ -359,10 +359,11 @@ public enum VINEngine {
     }
 
     /// Single-character substitutions from the confusion pairs; the one candidate that makes the VIN fully
-    /// valid (allowed characters and, when required, the check digit; not a placeholder), or nil.
-    /// Where several do, and only one of them leaves digits at positions 14-17, that one: a letter
-    /// typed into the serial (`1FTFW1E5XPFB1Z346`) is the typo, not a second confusion elsewhere
-    /// that happens to pass the check digit too (B → 8 at position 12 there). Where the VIN's
+    /// valid (allowed characters and, when required, the check digit; not a placeholder; digits
+    /// ending the serial; a known manufacturer code where the repair is in it; a model year the
+    /// position-7 rule allows), or nil. So a letter typed into the serial (`1FTFW1E5XPFB1Z346`)
+    /// is the typo, not a second confusion elsewhere that happens to pass the check digit too
+    /// (B → 8 at position 12 there). Where the VIN's
     /// manufacturer code is unknown, a candidate that makes it a known one wins (`5B1KV58E0DF123456`
     /// is `SB1…`, Toyota UK, not `581…`), also outside the mandatory region.
     /// - Parameter requireMandatoryRegion: the candidate must be a VIN whose check digit is
@@ -392,20 +393,26 @@ public enum VINEngine {
                     guard let digit = checkDigitByte(buf) else { return false }
                     return !requireCheckDigit || buf[8] == digit
                 }
-                guard ok, placeholderReason(candidate) == nil else { continue }
-                let candidateKnown = candidate.withUnsafeBufferPointer { WMITable.lookupIndex($0) != nil }
+                guard ok, placeholderReason(candidate) == nil, serialIsDigits(candidate) else { continue }
+                let candidateIndex = candidate.withUnsafeBufferPointer { WMITable.lookupIndex($0) }
+                let candidateKnown = candidateIndex != nil
                 // A typo that turns an unknown manufacturer code into a known one (`5B1` → `SB1`,
-                // Toyota UK) may leave the mandatory region: the WMI was the typo.
-                if (!mandatoryRegion || VINDecoder.checkDigitMandatory(candidate) || (!knownWMI && candidateKnown))
-                    && (i >= 3 || !knownWMI || candidateKnown)
-                {
-                    found.append(candidate)
+                // Toyota UK) may leave the mandatory region: the WMI was the typo. A repair inside
+                // the manufacturer code must make it one of the offline table: `HZK…` for Honda
+                // Canada's `2HK…` written `H2K…` named no maker (found by audit).
+                guard (!mandatoryRegion || VINDecoder.checkDigitMandatory(candidate) || (!knownWMI && candidateKnown))
+                    && (i >= 3 || candidateKnown)
+                else { continue }
+                // Nor a VIN the position-7 rule dates after next year (`1HGCM8Z633A004325`, a
+                // letter at position 7 with year code 3, is 2033; an audit got three such).
+                let heavy = candidateIndex.map { WMITable.index.list[$0].noPosition7Rule } ?? true
+                let consistent = candidate.withUnsafeBufferPointer { buf in
+                    !VINDecoder.position7RuleHolds(buf, heavy: heavy)
+                        || VINDecoder.position7Year(buf, latest: VINDecoder.currentCalendarYear + 1) != nil
                 }
+                if consistent { found.append(candidate) }
             }
             candidate[i] = bytes[i]
-        }
-        if found.count > 1 {
-            found = found.filter { $0[13..<17].allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
         }
         if found.count > 1, !knownWMI {
             // An unknown manufacturer code repaired into a known one wins over a typo elsewhere.
@@ -413,6 +420,14 @@ public enum VINEngine {
             if !known.isEmpty { found = known }
         }
         return found.count == 1 ? String(decoding: found[0], as: UTF8.self) : nil
+    }
+
+    /// Whether a 17-character VIN's serial ends in digits, as ISO 3779 has it: positions 14-17, or
+    /// 15-17 for a small maker (position 3 is 9), whose code takes positions 12-14. A repair must
+    /// leave them so: `1HGCMB2633A004S52` was suggested for `1HGCM82633A004S52` (found by audit).
+    static func serialIsDigits(_ b: [UInt8]) -> Bool {
+        let start = b[2] == UInt8(ascii: "9") ? 14 : 13
+        return b[start..<17].allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     }
 
     /// Why these bytes are a placeholder rather than a VIN, or nil.

@@ -117,24 +117,39 @@ public enum VINDecoder {
     /// model code (`WDD20500XKR456789`, a 2019 Mercedes, would read 1989).
     @inline(__always)
     static func bestYear(_ b: UnsafeBufferPointer<UInt8>, latest: Int, candidates: [Int]?, heavy: Bool) -> Int {
-        guard b.count == 17, !heavy, !isChinese(b[0]) else { return latest }
+        _ = candidates
+        guard position7RuleHolds(b, heavy: heavy) else { return latest }
+        return position7Year(b, latest: latest) ?? latest
+    }
+
+    /// Whether the position-7 rule holds for these bytes (see ``bestYear(_:latest:candidates:heavy:)``).
+    @inline(__always)
+    static func position7RuleHolds(_ b: UnsafeBufferPointer<UInt8>, heavy: Bool) -> Bool {
+        guard b.count == 17, !heavy, !isChinese(b[0]) else { return false }
         if !checkDigitMandatory(b) {
             // Japan (J) and Korea (KL-KR) only: not South America, Africa, India, Turkey, ...,
             // whose position 7 is a model code as in Europe.
-            guard computesCheckDigitForExport(b) else { return latest }
-            guard let digit = VINEngine.checkDigitByte(b), digit == b[8], WMITable.lookupIndex(b) != nil else { return latest }
+            guard computesCheckDigitForExport(b) else { return false }
+            guard let digit = VINEngine.checkDigitByte(b), digit == b[8], WMITable.lookupIndex(b) != nil else { return false }
         }
+        return true
+    }
+
+    /// The model year the position-7 rule gives, not later than `latest`; nil when no year of the
+    /// position-10 code's cycles fits (a letter at position 7 with code `3` is 2033).
+    @inline(__always)
+    static func position7Year(_ b: UnsafeBufferPointer<UInt8>, latest: Int) -> Int? {
         let p7 = b[6]
         let isDigit = p7 >= UInt8(ascii: "0") && p7 <= UInt8(ascii: "9")
-        guard let base = yearBase(b[9]) else { return latest }
+        guard let base = yearBase(b[9]) else { return nil }
         // The candidates are base, base + 30, ... up to latest.
-        var year = latest
+        var year = base
+        while year + 30 <= latest { year += 30 }
         while year >= base {
             if isDigit ? (1980...2009).contains(year) : (2010...2039).contains(year) { return year }
             year -= 30
         }
-        _ = candidates
-        return latest
+        return nil
     }
 
     /// The WMI table entry for a VIN: the six-character key for low-volume makers (position 3 is `9`),

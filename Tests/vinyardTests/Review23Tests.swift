@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+import VinyardKit
+
+/// Findings of review 23 (session 20), each run through the built binary.
+@Suite struct Review23Tests {
+    /// A probable VIN is itself a valid VIN: an audit of real VINs with two characters swapped got
+    /// suggestions the tool's own rules refuse. A letter put at position 7 with year code 3
+    /// (2033 by the position-7 rule), a letter left in the serial's last four positions, and a
+    /// repair inside the manufacturer code to one the offline table does not know. Those VINs now
+    /// get no suggestion; genuine single typos still get theirs.
+    @Test func aProbableVINObeysTheRulesItIsCheckedBy() throws {
+        let refused = [
+            "1HGCM82633A004325",  // → 1HGCM8Z633A004325: a letter at 7, year 2033
+            "1G1YY22G865104697",  // → 1G1YY2ZG…: 2036
+            "1J4GL58KX5W123465",  // → 1J4GL5BK…: 2035
+            "1HGCM82633A004S52",  // → 1HGCMB2633A004S52: S stays in the serial
+            "H2KRM3H38EH550410",  // → HZK…: no maker of that code
+            "3ZMBN1V77JM123456",  // → 32M…: no maker of that code
+        ]
+        let kept = [
+            ("1FTFW1ES7KFA14352", "1FTFW1E57KFA14352"),  // S for 5 at position 8
+            ("1HGCV1F52MA00O123", "1HGCV1F52MA000123"),  // O for 0 in the serial
+        ]
+        let r = try runVinyard(["decode"] + refused + kept.map(\.0) + ["--format", "json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        #expect(list.count == refused.count + kept.count)
+        for entry in list.prefix(refused.count) { #expect(entry["suggestion"] is NSNull, "\(entry)") }
+        for (entry, (vin, suggestion)) in zip(list.suffix(kept.count), kept) {
+            #expect(entry["suggestion"] as? String == suggestion, "\(vin): \(entry)")
+        }
+    }
+}
