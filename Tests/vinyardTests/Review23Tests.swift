@@ -30,4 +30,47 @@ import VinyardKit
             #expect(entry["suggestion"] as? String == suggestion, "\(vin): \(entry)")
         }
     }
+
+    /// Re-feeding a file whose rows moved (rows added above them) left an earlier run's
+    /// `duplicates` entry and `key.conflict` finding for the same record beside the new ones,
+    /// each naming a line that now holds another record: one more copy per run, under every
+    /// policy. The same record seen again at another line now replaces its earlier entry.
+    @Test func aRepeatedRecordThatMovedReplacesItsEarlierEntries() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("mv.csv")
+        let pair = "1HGCM82633A004352,Honda,100\n1HGCM82633A004352,Honda,200\n"
+        for policy in ["first", "last", "merge"] {
+            let db = dir.appendingPathComponent("\(policy).db").path
+            try Data("vin,make,odometer\n\(pair)".utf8).write(to: input)
+            #expect(try runVinyard(["import", input.path, "--db", db, "--on-duplicate", policy, "-q"]).status == 0)
+            for added in 1...2 {
+                let above = (1...added).map { "1FTFW1E52KFA0002\($0),Ford,\($0)\n" }.joined()
+                try Data("vin,make,odometer\n\(above)\(pair)".utf8).write(to: input)
+                let r = try runVinyard(["import", input.path, "--db", db, "--on-duplicate", policy, "-q"])
+                #expect(r.status == 0, "\(r.stderr)")
+            }
+            let entries = try Review12Tests.rows(db, "duplicates", columns: "key,line")
+            #expect(entries.count == 1, "\(policy): \(entries)")
+            let conflicts = try Review12Tests.rows(db, "findings", columns: "code,line").filter { $0.hasPrefix("key.conflict") }
+            #expect(conflicts == ["key.conflict,5"], "\(policy): \(conflicts)")
+        }
+    }
+
+    /// Under `first` and `merge`, an unchanged row that moved to another line kept its own
+    /// warnings at the old line, which now holds another record (`last` moved them).
+    @Test func anUnchangedRowThatMovedTakesItsWarningsAlong() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("moved.csv")
+        for policy in ["first", "merge", "last"] {
+            let db = dir.appendingPathComponent("\(policy).db").path
+            try Data("vin,make\n1G1ZD5ST8LF034567,Ford\n".utf8).write(to: input)
+            #expect(try runVinyard(["import", input.path, "--db", db, "--on-duplicate", policy, "-q"]).status == 0)
+            try Data("vin,make\n1HGCM82633A004352,Honda\n1G1ZD5ST8LF034567,Ford\n".utf8).write(to: input)
+            #expect(try runVinyard(["import", input.path, "--db", db, "--on-duplicate", policy, "-q"]).status == 0)
+            let findings = try Review12Tests.rows(db, "findings", columns: "key,line,code")
+            #expect(findings == ["1G1ZD5ST8LF034567,3,vin.make_mismatch"], "\(policy): \(findings)")
+        }
+    }
 }

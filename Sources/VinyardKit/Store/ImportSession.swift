@@ -116,6 +116,10 @@ public final class ImportSession {
     private let deleteRepeatedFinding: Statement
     private let insertDuplicate: Statement
     private let deleteDuplicate: Statement
+    /// Per table: moves a stored row's own findings with the row (prepared at the first use).
+    private var moveFindings: [String: Statement] = [:]
+    /// An earlier run's entry for the same record at another line (prepared at the first use).
+    private var selectMovedDuplicate: Statement?
     private let insertReject: Statement
     /// Queues a replaced row's `duplicates` entry for its raw fields (see ``awaitRawFields(_:)``);
     /// prepared at the first.
@@ -339,6 +343,11 @@ public final class ImportSession {
             // duplicate that replaces it keeps this line in `duplicates` and nothing is listed
             // twice or lost.
             if !found.sameProvenance {
+                // Under `first` and `merge` the row's own warnings move with it when it moved within
+                // the same input (rows added above it); they kept naming its old line, which held
+                // another record (found by audit). From another input they stay: the row's record
+                // there is another one, merged or kept (MovedRowFindingsTests).
+                if policy != .last { try moveOwnFindings(table: table, key: key, rowID: found.rowID, to: provenance) }
                 try writer.move(found.rowID, to: provenance)
                 // Under `last` the row is this record's alone, and its warnings move with it: a
                 // later duplicate that replaces it takes the row's findings into `duplicates`,
@@ -852,6 +861,77 @@ public final class ImportSession {
             try statement.step()
             statement.reset()
         }
+        if connection.changes == 0 { try removeMoved(table: table, key: key, input: input, line: line, action: action, raw: raw) }
+    }
+
+    /// Moves the findings at a stored row's place (its `_input`, `_line`, `_element`) to
+    /// `provenance` when that is in the same input: the row's own record's warnings, before the
+    /// row itself moves. Conflicts stay.
+    private func moveOwnFindings(table: String, key: String, rowID: Int64, to provenance: Provenance) throws(StoreError) {
+        let statement: Statement
+        if let prepared = moveFindings[table] {
+            statement = prepared
+        } else {
+            let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            statement = try connection.prepare(
+                """
+                UPDATE findings SET input=?1, line=?2, element=?3 WHERE table_name=?4 AND key=?5 AND code<>'key.conflict'
+                AND run_id<>?7 AND input IS ?1 AND EXISTS(SELECT 1 FROM \(quoted) AS r WHERE r.rowid=?6
+                AND r._input IS findings.input AND r._line IS findings.line AND r._element IS findings.element)
+                """, persistent: true)
+            moveFindings[table] = statement
+        }
+        statement.reset()
+        defer { statement.reset() }
+        try statement.bind(provenance.input, at: 1)
+        try statement.bind(Int64(provenance.line), at: 2)
+        try statement.bind(provenance.index, at: 3)
+        try statement.bind(table, at: 4)
+        try statement.bind(key, at: 5)
+        try statement.bind(rowID, at: 6)
+        try statement.bind(runID, at: 7)
+        try statement.step()
+    }
+
+    /// The same record of the same input seen again at another line (rows added or removed above
+    /// it since): an earlier run's entry for it goes, one per record, and for a dropped or merged
+    /// record the conflict findings at that entry's line too. They piled up, a copy per run, each
+    /// naming a line that now holds another record (found by audit).
+    private func removeMoved(
+        table: String, key: String, input: String?, line: Int?, action: String, raw: String
+    ) throws(StoreError) {
+        if selectMovedDuplicate == nil {
+            selectMovedDuplicate = try connection.prepare(
+                """
+                SELECT id, line FROM duplicates WHERE table_name=?1 AND key=?2 AND input IS ?3 AND action=?4
+                AND coalesce(stored, raw)=?5 AND run_id<>?6 ORDER BY id DESC LIMIT 1
+                """, persistent: true)
+        }
+        guard let select = selectMovedDuplicate else { return }
+        select.reset()
+        try select.bind(table, at: 1)
+        try select.bind(key, at: 2)
+        try select.bind(input, at: 3)
+        try select.bind(action, at: 4)
+        try select.bind(raw, at: 5)
+        try select.bind(runID, at: 6)
+        guard try select.step() else {
+            select.reset()
+            return
+        }
+        let id = select.int64(0)
+        let earlierLine: Int? = select.isNull(1) ? nil : Int(select.int64(1))
+        select.reset()
+        try connection.execute("DELETE FROM duplicates WHERE id=\(id)")
+        // A replaced row's conflicts are at the line of the record that replaced it, not the entry's.
+        guard action != "replaced", earlierLine != line else { return }
+        deleteConflictFindings.reset()
+        try deleteConflictFindings.bind(table, at: 1)
+        try deleteConflictFindings.bind(key, at: 2)
+        try deleteConflictFindings.bind(input, at: 3)
+        try deleteConflictFindings.bind(earlierLine, at: 4)
+        try deleteConflictFindings.step()
+        deleteConflictFindings.reset()
     }
 
     /// - Parameter stored: a replaced row's stored values (as JSON), which identify its entry when a
