@@ -73,4 +73,64 @@ import VinyardKit
             #expect(findings == ["1G1ZD5ST8LF034567,3,vin.make_mismatch"], "\(policy): \(findings)")
         }
     }
+
+    /// A GraphQL answer (`{"data": {"vehicles": [...]}}`) or an API's envelope around its page
+    /// (`{"meta": …, "result": {"items": [...]}}`) holds the records one object deeper than the
+    /// wrappers read before: it was one record that named no source (exit 64). The envelope is
+    /// now entered, in a small file and in one too large for the look-ahead window, and its
+    /// members after the records are syntax-checked as a wrapper's are.
+    @Test func recordsInsideAnEnvelopeObjectAreRead() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func record(_ n: Int) -> String {
+            let vin = VINEngine.withCheckDigit("1FTFW1E5XKF\(String(format: "%06d", n))")
+            return #"{"vin": "\#(vin)", "make": "Ford", "model": "F-150", "notes": "\#(String(repeating: "x", count: 60))"}"#
+        }
+        let small = dir.appendingPathComponent("graphql.json")
+        try Data(#"{"data": {"vehicles": [\#(record(1)), \#(record(2))], "total": 2}, "errors": null}"#.utf8).write(to: small)
+        let r = try runVinyard(["validate", small.path, "--report", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        var report = try ParsedReport(r)
+        #expect(report.int("read") == 2 && report.int("inserted") == 2)
+
+        let rows = 20000
+        let large = dir.appendingPathComponent("api.json")
+        let records = (1...rows).map(record).joined(separator: ",\n")
+        try Data(#"{"meta": {"page": 1}, "result": {"items": [\#(records)], "next": null}, "status": "ok"}"#.utf8).write(to: large)
+        #expect(try FileManager.default.attributesOfItem(atPath: large.path)[.size] as? Int ?? 0 > 2_000_000)
+        let big = try runVinyard(["validate", large.path, "--report", "json"])
+        #expect(big.status == 0, "\(big.stderr)")
+        report = try ParsedReport(big)
+        #expect(report.int("read") == rows && report.int("inserted") == rows)
+
+        // Broken after the records: the envelope's members are checked, not skipped unread.
+        let broken = dir.appendingPathComponent("broken.json")
+        try Data(#"{"data": {"vehicles": [\#(record(1))]}, "errors": [}"#.utf8).write(to: broken)
+        #expect(try runVinyard(["validate", broken.path]).status == 65)
+
+        // A record with a list of its own under `data` stays one record.
+        let one = dir.appendingPathComponent("one.json")
+        try Data(#"{"id": "veh-1", "make": "Ford", "model": "Transit", "data": {"options": [{"code": "A1"}]}}"#.utf8).write(to: one)
+        let single = try runVinyard(["validate", one.path, "--source", "fleet-record", "--report", "json"])
+        #expect(try ParsedReport(single).int("read") == 1, "\(single.stdout) \(single.stderr)")
+    }
+
+    /// A wrapper's second array of objects under a key no source uses (`{"data": [...],
+    /// "more": [...]}`) was skipped without a word; it is now named in a warning with the way to
+    /// read it. (Two arrays under the sources' own keys stay an error.)
+    @Test func aSecondArrayBesideTheRecordsIsNamed() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("w.json")
+        try Data(
+            #"{"more": [{"vin": "1HGCV1F52MA000123", "make": "Honda"}], "data": [{"vin": "1FTFW1E57KFA14352", "make": "Ford"}], "n": 1}"#
+                .utf8
+        ).write(to: input)
+        let r = try runVinyard(["validate", input.path, "--report", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try ParsedReport(r).int("read") == 1)
+        #expect(
+            r.stderr.contains(#""more" holds 1 object beside the record array "data" and is not read"#)
+                && r.stderr.contains("jq '.more'"), "\(r.stderr)")
+    }
 }

@@ -348,6 +348,8 @@ public final class Pipeline {
             }
             if isLast { break }
         }
+        // (The reading thread is done: the last batch came after its last read.)
+        input.warnings += reader.notes
         // A file cut short, rewritten or appended to while it was read: the records read may be
         // part of one version and part of another, or stop short. The run fails (an import
         // rolls back) instead of ending as if the file were whole (found by audit: a file

@@ -92,6 +92,8 @@ public final class InputReader: RecordReader {
     public var csvDelimiter: UInt8? { csv?.delimiter }
     /// The key of the object wrapping a JSON record array (`vehicles`), if any.
     public var wrapperKey: String? { (base as? JSONReader)?.wrapperKey }
+    /// What the reader skipped and says so (``JSONReader/notes``), once reading is over.
+    public var notes: [String] { (base as? JSONReader)?.notes ?? [] }
 
     public func next() throws -> ReadItem? {
         if let csv { return try csv.next() }

@@ -13,7 +13,9 @@
 ///   (`{"vehicles": [...], "count": 2}`), or one member with a known wrapper key
 ///   (``knownWrapperKeys``: `{"total": 2, "meta": {…}, "vehicles": [...]}`) is an array of
 ///   objects, that array holds the records (the other members are syntax-checked and ignored);
-///   otherwise the object is one record. Objects and first elements
+///   or one member with an envelope key (``envelopeKeys``) is an object wrapping such an array
+///   under a known wrapper key (`{"data": {"vehicles": [...]}, "errors": null}`, GraphQL's
+///   answer); otherwise the object is one record. Objects and first elements
 ///   larger than 1 MiB whose first member is an array are taken as wrappers (streamed), and so
 ///   are objects that do not parse whose first member is an array opening with an object (a bad
 ///   element inside a wrapper is then one reject, as in a bare array).
@@ -40,6 +42,15 @@ public final class JSONReader: RecordReader {
     private enum State { case start, firstElement, afterElement, singleObject, done }
     private var state = State.start
     private var insideObjectWrapper = false
+    /// Members beside the record array that hold objects and are not read (`{"data": [...],
+    /// "more": [...]}`), one note each for the input's warnings: their records were dropped
+    /// without a word (found by audit).
+    public private(set) var notes: [String] = []
+    private var notedKeys = Set<String>()
+
+    /// The key of an envelope object around the wrapping object (`{"data": {"vehicles": [...]}}`,
+    /// as GraphQL answers), if any.
+    private var envelopeKey: String?
     private var insideArrayWrapper = false
     private static let lookahead = 1024 * 1024
 
@@ -79,6 +90,16 @@ public final class JSONReader: RecordReader {
             try buffer.fill(atLeast: Self.lookahead)
             if let key = try wrapperKeyAt(skippingWhitespaceFrom: buffer.start, inArray: false) {
                 wrapperKey = key
+                try enterWrapper()
+                state = .firstElement
+            } else if let (envelope, inner) = envelopeAt(buffer.start),
+                let key = try wrapperKeyAt(skippingWhitespaceFrom: inner, inArray: false),
+                // Only a known wrapper key inside: `{"id": 1, "data": {"options": [{…}]}}` is a record.
+                Self.knownWrapperKeys.contains(key.lowercased())
+            {
+                envelopeKey = envelope
+                wrapperKey = key
+                try enterEnvelope()
                 try enterWrapper()
                 state = .firstElement
             } else {
@@ -248,6 +269,71 @@ public final class JSONReader: RecordReader {
         return key
     }
 
+    /// Keys of an envelope: an object member holding the wrapping object of the records
+    /// (`{"data": {"vehicles": [...]}}`, GraphQL's answer; `{"result": {"items": [...]}}`).
+    static let envelopeKeys: Set<String> = ["data", "result", "results", "response", "payload"]
+
+    /// When the object at `from` has a member with an envelope key (``envelopeKeys``) whose value
+    /// is an object, before any member that is an array or does not fit the look-ahead window:
+    /// that key and the offset of its object. The object then wraps the records when
+    /// ``wrapperKeyAt(skippingWhitespaceFrom:inArray:)`` says so. Not for an object with a VIN.
+    private func envelopeAt(_ from: Int) -> (key: String, object: Int)? {
+        let eof = buffer.eof
+        return buffer.withBytes { whole -> (String, Int)? in
+            let p = UnsafeBufferPointer(rebasing: whole[0..<buffer.end])
+            func skipSpace(_ k: inout Int) {
+                while k < p.count, p[k] == 0x20 || p[k] == 0x0A || p[k] == 0x0D || p[k] == 0x09 { k += 1 }
+            }
+            var k = from
+            skipSpace(&k)
+            guard k < p.count, p[k] == UInt8(ascii: "{") else { return nil }
+            k += 1
+            var found: (String, Int)?
+            while true {
+                skipSpace(&k)
+                guard k < p.count, p[k] == UInt8(ascii: "\"") else { return nil }
+                var probe = JSONParser(maxDepth: 2, encoding: encoding)
+                guard case .value(.string(let key), let keyEnd) = probe.parse(p, from: k, final: true) else { return nil }
+                if Self.isVINName(key) { return nil }
+                k = keyEnd
+                skipSpace(&k)
+                guard k < p.count, p[k] == UInt8(ascii: ":") else { return nil }
+                k += 1
+                skipSpace(&k)
+                guard k < p.count else { return nil }
+                if found == nil, p[k] == UInt8(ascii: "{"), Self.envelopeKeys.contains(key.lowercased()) {
+                    found = (key, k)
+                }
+                guard p[k] != UInt8(ascii: "[") else { return nil }
+                var member = JSONParser(encoding: encoding)
+                // A member too large for the window ends the look: the envelope found so far stands.
+                guard case .value(_, let valueEnd) = member.parse(p, from: k, final: eof) else { return found }
+                k = valueEnd
+                skipSpace(&k)
+                guard k < p.count else { return found }
+                if p[k] == UInt8(ascii: "}") { return found }
+                guard p[k] == UInt8(ascii: ",") else { return nil }
+                k += 1
+            }
+        }
+    }
+
+    /// Moves past `{` and the members before the envelope's to its object's `{`.
+    private func enterEnvelope() throws {
+        advance(to: buffer.start + 1)  // {
+        while true {
+            let (key, _, _) = try parseValue(maxDepth: 1)
+            guard try peek() == UInt8(ascii: ":") else { throw error("expected ':'", at: buffer.start) }
+            advance(to: buffer.start + 1)
+            if key == .string(envelopeKey ?? "") { return }
+            _ = try peek()
+            let (value, _, _) = try parseValue(maxDepth: valueDepth)
+            noteUnread(key, value)
+            guard try peek() == UInt8(ascii: ",") else { throw error("expected ','", at: buffer.start) }
+            advance(to: buffer.start + 1)
+        }
+    }
+
     /// The folded names a VIN goes by in the bundled vehicle schema (`vin`, `FIN`, `Chassis number`,
     /// …): an object with one is a vehicle, whatever its lists are called (it was only `vin`, so
     /// `{"FIN": …, "items": [{…}]}` was read as an envelope and its items as the records).
@@ -355,7 +441,8 @@ public final class JSONReader: RecordReader {
                 return
             }
             _ = try peek()
-            _ = try parseValue(maxDepth: valueDepth)
+            let (value, _, _) = try parseValue(maxDepth: valueDepth)
+            noteUnread(key, value)
             if try peek() == UInt8(ascii: "}") { throw noRecordArray() }
             guard try peek() == UInt8(ascii: ",") else { throw error("expected ','", at: buffer.start) }
             advance(to: buffer.start + 1)
@@ -367,27 +454,9 @@ public final class JSONReader: RecordReader {
     private func close() throws {
         state = .done
         if insideObjectWrapper {
-            while true {
-                guard let c = try peek() else { throw error("unexpected end of input; expected ',' or '}'", at: buffer.start) }
-                if c == UInt8(ascii: "}") {
-                    advance(to: buffer.start + 1)
-                    break
-                }
-                guard c == UInt8(ascii: ",") else { throw error("expected ',' or '}' after the record array, found \(JSONParser.describe(c))", at: buffer.start) }
-                advance(to: buffer.start + 1)
-                guard try peek() == UInt8(ascii: "\"") else { throw error("expected a string key", at: buffer.start) }
-                let (key, _, _) = try parseValue(maxDepth: 1)
-                guard try peek() == UInt8(ascii: ":") else { throw error("expected ':' after an object key", at: buffer.start) }
-                advance(to: buffer.start + 1)
-                // A second record array after the one read (`{"vehicles": [...], "locations": [...]}`,
-                // too large to be looked at whole): its records would be dropped without a word.
-                var second: VinyardError?
-                if case .string(let name) = key, Self.knownWrapperKeys.contains(name.lowercased()), try peek() == UInt8(ascii: "[") {
-                    second = severalRecordArrays([wrapperKey ?? "", name], at: buffer.start)
-                }
-                let (value, _, _) = try parseValue(maxDepth: valueDepth)
-                if let second, Self.holdsObjects(value) { throw second }
-            }
+            try skipRestOfObject(after: "the record array", checkingRecordArrays: true)
+            // The envelope's members after the wrapping object.
+            if envelopeKey != nil { try skipRestOfObject(after: "the \"\(envelopeKey ?? "")\" object", checkingRecordArrays: false) }
         }
         if insideArrayWrapper {
             if try peek() == UInt8(ascii: ",") {
@@ -401,6 +470,47 @@ public final class JSONReader: RecordReader {
             advance(to: buffer.start + 1)
         }
         try expectEnd(afterSingle: false)
+    }
+
+    /// Skips an object's members after the one read, through its `}`.
+    /// - Parameter checkingRecordArrays: a later member that is a record array under a known
+    ///   wrapper key is an error (two record arrays in one input).
+    private func skipRestOfObject(after what: String, checkingRecordArrays: Bool) throws {
+        while true {
+            guard let c = try peek() else { throw error("unexpected end of input; expected ',' or '}'", at: buffer.start) }
+            if c == UInt8(ascii: "}") {
+                advance(to: buffer.start + 1)
+                return
+            }
+            guard c == UInt8(ascii: ",") else { throw error("expected ',' or '}' after \(what), found \(JSONParser.describe(c))", at: buffer.start) }
+            advance(to: buffer.start + 1)
+            guard try peek() == UInt8(ascii: "\"") else { throw error("expected a string key", at: buffer.start) }
+            let (key, _, _) = try parseValue(maxDepth: 1)
+            guard try peek() == UInt8(ascii: ":") else { throw error("expected ':' after an object key", at: buffer.start) }
+            advance(to: buffer.start + 1)
+            // A second record array after the one read (`{"vehicles": [...], "locations": [...]}`,
+            // too large to be looked at whole): its records would be dropped without a word.
+            var second: VinyardError?
+            if checkingRecordArrays, case .string(let name) = key, Self.knownWrapperKeys.contains(name.lowercased()),
+                try peek() == UInt8(ascii: "[")
+            {
+                second = severalRecordArrays([wrapperKey ?? "", name], at: buffer.start)
+            }
+            let (value, _, _) = try parseValue(maxDepth: valueDepth)
+            if let second, Self.holdsObjects(value) { throw second }
+            noteUnread(key, value)
+        }
+    }
+
+    /// Notes a member skipped beside the record array when it holds objects.
+    private func noteUnread(_ key: RawValue, _ value: RawValue) {
+        guard case .string(let name) = key, case .array(let elements) = value else { return }
+        let objects = elements.reduce(0) { n, e in if case .object = e { n + 1 } else { n } }
+        guard objects > 0, notedKeys.insert(name).inserted else { return }
+        let file = inputName == "-" || inputName.contains(where: { " '\"$`\\".contains($0) }) ? "FILE" : inputName
+        notes.append(
+            "\"\(name)\" holds \(objects) object\(objects == 1 ? "" : "s") beside the record array \"\(wrapperKey ?? "")\" "
+                + "and is not read (one record array per input); to load it, extract it: jq '.\(name)' \(file) > \(name).json")
     }
 
     private func expectEnd(afterSingle: Bool) throws {
