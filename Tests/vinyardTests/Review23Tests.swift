@@ -133,4 +133,39 @@ import VinyardKit
             r.stderr.contains(#""more" holds 1 object beside the record array "data" and is not read"#)
                 && r.stderr.contains("jq '.more'"), "\(r.stderr)")
     }
+
+    /// Hostile-input audit, smaller findings: a file named `-` given as `./-` read standard
+    /// input; a file of spaces and tabs alone was exit 64 (a header named `\t`); a latitude
+    /// of `1e-400` was stored as 0 without a finding; and a JSON file under a CSV name got no
+    /// hint that it is JSON.
+    @Test func smallerHostileInputFindings() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let dash = dir.appendingPathComponent("-")
+        try Data("vin,make\n1FTFW1E57KFA14352,Ford\n".utf8).write(to: dash)
+        let viaDot = try runVinyard(["validate", "./-", "--report", "json"], stdin: Data(), cwd: dir)
+        #expect(viaDot.status == 0, "\(viaDot.stderr)")
+        #expect(try ParsedReport(viaDot).int("read") == 1)
+
+        let blank = dir.appendingPathComponent("ws.csv")
+        try Data(" \n\t\n".utf8).write(to: blank)
+        let ws = try runVinyard(["validate", blank.path, "--report", "json"])
+        #expect(ws.status == 0, "\(ws.stderr)")
+        #expect(try ParsedReport(ws).int("read") == 0)
+
+        let tiny = dir.appendingPathComponent("tiny.csv")
+        try Data("vin,make,latitude,longitude\n1FTFW1E57KFA14352,Ford,1e-400,4.8\n".utf8).write(to: tiny)
+        let t = try runVinyard(["validate", tiny.path, "--report", "json"])
+        #expect(try ParsedReport(t).findings["coord.latitude"] == 1, "\(t.stdout)")
+        let json = dir.appendingPathComponent("tiny.json")
+        try Data(#"[{"vin": "1FTFW1E57KFA14352", "latitude": 1e-400, "longitude": 4.8}]"#.utf8).write(to: json)
+        let j = try runVinyard(["validate", json.path, "--report", "json"])
+        #expect(try ParsedReport(j).findings["coord.latitude"] == 1, "\(j.stdout)")
+
+        let named = dir.appendingPathComponent("fleet.csv")
+        try Data(#"[{"vin": "1FTFW1E57KFA14352", "make": "Ford"}]"#.utf8).write(to: named)
+        let n = try runVinyard(["validate", named.path])
+        #expect(n.status == 64)
+        #expect(n.stderr.contains("the header looks like JSON: if the file is JSON, add --input-format json"), "\(n.stderr)")
+    }
 }

@@ -96,7 +96,15 @@ public final class CSVReader: RecordReader {
         var unclosedQuoteLine = -1
         /// True when such a record runs to the end of the file (its field has no line break).
         var endsTheFile = false
+        /// True when the quote was not closed within ``CSVReader/openQuoteLimit`` bytes (it may be
+        /// closed further on): taken as never closed.
+        var quoteOverLimit = false
     }
+
+    /// How many bytes a quoted field spanning lines may hold before its opening quote is taken
+    /// for one never closed (the record cut at its first line, the lines after it read as rows):
+    /// 32 MiB, or half the record limit when that is smaller.
+    private var openQuoteLimit: Int { min(32 * 1024 * 1024, buffer.maxRecordBytes / 2) }
 
     init(
         buffer: InputBuffer, delimiter forced: UInt8?, encoding: TextEncoding, defaultDelimiter: UInt8? = nil,
@@ -127,12 +135,13 @@ public final class CSVReader: RecordReader {
         }
         // Header: the first non-empty row. A line of delimiters alone (`;;;` or `"";"";""`: a sheet
         // whose table starts on row 2) is blank, as it is among the rows; it failed the source detection.
+        // So is one of spaces or tabs alone (a tab was read as a header named `\t`, exit 64).
         spans.limit = Self.maxHeaderColumns
         let separator = delimiter
         while let scanned = try scanNext() {
             let onlyDelimiters = scanned.unclosedQuoteLine < 0 && buffer.withBytes { p in
                 p[scanned.start..<scanned.contentEnd].allSatisfy {
-                    $0 == separator || $0 == 0x20 || $0 == 0x0D || $0 == UInt8(ascii: "\"")
+                    $0 == separator || $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x1A || $0 == UInt8(ascii: "\"")
                 }
             }
             if isBlank(scanned) || onlyDelimiters {
@@ -196,7 +205,11 @@ public final class CSVReader: RecordReader {
                     scanned.strayQuoteLine >= 0
                     ? "a quoted field opens on this line and its closing quote, on line \(scanned.strayQuoteLine), is followed by "
                         + "text, not a delimiter"
-                    : "a quoted field opens on line \(scanned.unclosedQuoteLine) and its quote is never closed (unterminated quoted field)"
+                    : scanned.quoteOverLimit
+                        ? "a quoted field opens on line \(scanned.unclosedQuoteLine) and its quote is not closed within "
+                            + (openQuoteLimit >= 1 << 20 ? "\(openQuoteLimit >> 20) MiB" : "\(openQuoteLimit >> 10) KiB")
+                            + " (taken as unterminated)"
+                        : "a quoted field opens on line \(scanned.unclosedQuoteLine) and its quote is never closed (unterminated quoted field)"
                 let finding = Finding(
                     .rowMalformed, .error,
                     message: what + ": a quote in the text (17\" for inches?) must be doubled (\"\"), or the field unquoted; "
@@ -339,6 +352,7 @@ public final class CSVReader: RecordReader {
         let delim = delimiter
         let quote = UInt8(ascii: "\""), lf: UInt8 = 0x0A, cr: UInt8 = 0x0D
         var quoteOpenedOnLine = -1
+        let quoteLimit = openQuoteLimit
         let result: Scanned? = buffer.withBytes { p -> Scanned? in
             var i = pos
             var newlines = 0
@@ -354,8 +368,13 @@ public final class CSVReader: RecordReader {
                     var breakAt = -1, breakNewlines = 0
                     while true {
                         i = ByteScan.first(in: p, from: i, to: n, quote, lf, cr)
+                        // A quoted field spanning lines past the open-quote limit is taken as
+                        // never closed, as at the end of the file: waiting for its quote held
+                        // the rest of the file in memory (226 MB for a 110 MB file, found by
+                        // audit), and past 256 MiB the whole file was refused.
+                        let overLimit = i >= n && !eof && breakAt >= 0 && n - fs > quoteLimit
                         if i >= n {
-                            if !eof { return nil }
+                            if !eof && !overLimit { return nil }
                             // The file ends inside the quotes. As for a stray quote closed later
                             // (below), the record ends with its first line in the field, a
                             // malformed row, and the lines after it are records of their own:
@@ -372,6 +391,7 @@ public final class CSVReader: RecordReader {
                                 cut.endsTheFile = true
                             }
                             cut.unclosedQuoteLine = quoteOpenedOnLine
+                            cut.quoteOverLimit = overLimit
                             return cut
                         }
                         let c = p[i]

@@ -1108,7 +1108,9 @@ public final class Mapper {
     private func coordinate(_ value: RawValue) -> CoordinateValidator.CoordinateInput {
         switch value {
         case .number(let s):
-            if case .success(let d) = ValueParser.parseNumber(s, decimal: .point) { return .init(text: s, value: d) }
+            if case .success(let d) = ValueParser.parseNumber(s, decimal: .point), !CoordinateValidator.underflowed(d, s) {
+                return .init(text: s, value: d)
+            }
             return .init(text: s, value: nil)
         case .string(let s):
             let t = ValueParser.trimmed(s)

@@ -165,9 +165,14 @@ public struct SourceDetector: Sendable {
                 let clipped = key.count > 40 ? "\(key.prefix(40))… (\(key.utf8.count) bytes)" : key
                 return clipped.shownInMessage
             }.joined(separator: ", ") + (keys.count > 12 ? ", ..." : "")
+            // A CSV header that opens like JSON (`[{"vin": …`, `{"vehicles": …`): a JSON file under
+            // a CSV name (`fleet.csv.gz` holding JSON); the file name decides the format.
+            let first = keys.first.map(ValueParser.trimmed) ?? ""
+            let json = first.hasPrefix("[") || first.hasPrefix("{\"")
+            let hint = json ? "; the header looks like JSON: if the file is JSON, add --input-format json (or jsonl)" : ""
             throw VinyardError(
                 .usage,
-                "\(inputName): cannot tell the source from its keys (\(shown.isEmpty ? "none" : shown)); expected \(expectations()); name one with --source NAME"
+                "\(inputName): cannot tell the source from its keys (\(shown.isEmpty ? "none" : shown)); expected \(expectations()); name one with --source NAME\(hint)"
             )
         }
         let tied = scores.filter { abs($0.score - best.score) < 1e-9 }

@@ -41,8 +41,15 @@ public enum CoordinateValidator {
             return (dots, commas)
         }
         let separator: DecimalSeparator = dots + commas == 1 ? (commas == 1 ? .comma : .point) : decimal
-        if case .success(let v) = ValueParser.parseNumber(text, decimal: separator) { return v }
+        if case .success(let v) = ValueParser.parseNumber(text, decimal: separator), !underflowed(v, text) { return v }
         return nil
+    }
+
+    /// A nonzero number written below a double's range (`1e-400`), parsed as 0: it was stored as
+    /// 0 with no finding (found by audit); it is no coordinate.
+    static func underflowed(_ value: Double, _ text: String) -> Bool {
+        guard value == 0 else { return false }
+        return text.prefix { $0 != "e" && $0 != "E" }.contains { ("1"..."9").contains($0) }
     }
 
     /// One coordinate as written (`text`) and as parsed (`value`, nil when it is not a number).

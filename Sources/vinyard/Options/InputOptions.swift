@@ -18,7 +18,8 @@ struct InputOptions: ParsableArguments {
     /// One spelling per file, so that re-running an input finds the rows, rejects and duplicates
     /// its earlier runs left (they are matched by input name): `./fleet.csv` and `data//fleet.csv`
     /// are named `fleet.csv` and `data/fleet.csv`. An absolute path stays absolute (it names the
-    /// file in messages and tables as the user wrote it), `..` stays, and `-` is standard input.
+    /// file in messages and tables as the user wrote it), `..` stays, and `-` is standard input
+    /// (`./-` a file named `-`).
     mutating func validate() throws {
         inputs = inputs.map(Self.tidy)
         // Standard input can be read once: a second '-' read nothing and passed as an empty input.
@@ -31,6 +32,8 @@ struct InputOptions: ParsableArguments {
         guard path != "-", !path.isEmpty else { return path }
         let parts = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
         let joined = parts.joined(separator: "/")
+        // A file named `-` keeps its `./`: bare, it would be standard input (`./-` read stdin).
+        if joined == "-" && !path.hasPrefix("/") { return "./-" }
         return path.hasPrefix("/") ? "/" + joined : (joined.isEmpty ? "." : joined)
     }
 

@@ -174,6 +174,28 @@ import Testing
         } throws: { ($0 as? VinyardError)?.code == .malformedInput && "\($0)".contains("mem:1") }
     }
 
+    /// A quote not closed within the open-quote limit (half the record limit, here 512 KiB of
+    /// 1 MiB; 32 MiB by default) is taken as never closed, without reading further for it: the
+    /// rest of the file was held in memory waiting for it, and past the record limit the whole
+    /// file was refused (found by audit). A quoted field spanning lines within the limit is read.
+    @Test(arguments: [4096, 1 << 20])
+    func aQuoteOpenPastTheLimitIsAMalformedRow(chunk: Int) throws {
+        let filler = String(repeating: "x", count: 100)
+        let rows = (0..<20_000).map { "\($0),\(filler)\n" }.joined()  // ~2.2 MB, past the record limit
+        let text = "a,b\n1,\"oops\n" + rows + "9,\"ok\nstill\"\n"
+        let reader = try CSVReader(source: MemorySource(text, chunk: chunk), maxRecordBytes: 1 << 20)
+        let items = try readAll(reader)
+        let reject = try #require(items.first?.reject)
+        #expect(reject.provenance.line == 2 && reject.finding.message.contains("not closed within 0 MiB") == false)
+        #expect(reject.finding.message.contains("is not closed within"), "\(reject.finding.message)")
+        #expect(items.count == 1 + 20_000 + 1)
+        #expect(items[1].record?.strings == ["0", filler] && items[1].record?.provenance.line == 3)
+        #expect(items.last?.record?.strings == ["9", "ok\nstill"])
+        // Within the limit, the field is read whole.
+        let short = try readAll(try CSVReader(source: MemorySource("a,b\n1,\"two\nlines\"\n", chunk: chunk), maxRecordBytes: 1 << 20))
+        #expect(short.count == 1 && short[0].record?.strings == ["1", "two\nlines"])
+    }
+
     @Test func windows1252RowIsFlagged() throws {
         let bytes = Array("name,city\n".utf8) + [0x4D, 0xFC, 0x6C, 0x6C, 0x65, 0x72, 0x2C, 0x80] + Array("\nJos\u{e9},x\n".utf8)
         let items = try readAll(try CSVReader(source: MemorySource(bytes)))
