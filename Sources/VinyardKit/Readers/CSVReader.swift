@@ -372,8 +372,8 @@ public final class CSVReader: RecordReader {
                         // never closed, as at the end of the file: waiting for its quote held
                         // the rest of the file in memory (226 MB for a 110 MB file, found by
                         // audit), and past 256 MiB the whole file was refused.
-                        let overLimit = i >= n && !eof && breakAt >= 0 && n - fs > quoteLimit
-                        if i >= n {
+                        let overLimit = breakAt >= 0 && i - fs > quoteLimit
+                        if i >= n || overLimit {
                             if !eof && !overLimit { return nil }
                             // The file ends inside the quotes. As for a stray quote closed later
                             // (below), the record ends with its first line in the field, a
@@ -633,6 +633,19 @@ public final class CSVReader: RecordReader {
                         if i + 1 >= buffer.end, !buffer.eof { break }
                         n += 1
                         i += i + 1 < buffer.end && p[i + 1] == 0x0A ? 2 : 1
+                    } else if p[i] == 0x20 || p[i] == 0x09 || p[i] == 0x1A {
+                        // A line of spaces, tabs or Ctrl-Z alone is blank too: the delimiter was
+                        // detected from it (a tab), and the header was the blank line.
+                        var j = i
+                        while j < buffer.end, p[j] == 0x20 || p[j] == 0x09 || p[j] == 0x1A { j += 1 }
+                        if j >= buffer.end {
+                            if !buffer.eof { break }
+                            i = j
+                        } else if p[j] == 0x0A || p[j] == 0x0D {
+                            i = j
+                        } else {
+                            return (i - buffer.start, n, true)
+                        }
                     } else {
                         return (i - buffer.start, n, true)
                     }

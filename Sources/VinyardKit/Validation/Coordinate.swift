@@ -45,6 +45,12 @@ public enum CoordinateValidator {
         return nil
     }
 
+    /// Why a coordinate's text gave no number: none at all, or one too small to keep (`1e-400`).
+    private static func notANumber(_ text: String) -> String {
+        if let d = Double(text), underflowed(d, text) { return "is too small to keep (it would be 0)" }
+        return "is not a number"
+    }
+
     /// A nonzero number written below a double's range (`1e-400`), parsed as 0: it was stored as
     /// 0 with no finding (found by audit); it is no coordinate.
     static func underflowed(_ value: Double, _ text: String) -> Bool {
@@ -72,13 +78,13 @@ public enum CoordinateValidator {
             findings.append(
                 Finding(
                     .coordLatitude, .error, field: latitudeField,
-                    message: "latitude '\(latitude.text)' is not a number; write decimal degrees such as 52.3547498"))
+                    message: "latitude '\(latitude.text)' \(notANumber(latitude.text)); write decimal degrees such as 52.3547498"))
         }
         if let longitude, longitude.value == nil {
             findings.append(
                 Finding(
                     .coordLongitude, .error, field: longitudeField,
-                    message: "longitude '\(longitude.text)' is not a number; write decimal degrees such as 4.8339215"))
+                    message: "longitude '\(longitude.text)' \(notANumber(longitude.text)); write decimal degrees such as 4.8339215"))
         }
         let lat = latitude?.value
         let lon = longitude?.value

@@ -281,7 +281,7 @@ public enum VINEngine {
                     // suggestions there, all wrong (`WVWZZZ3CZFE824021`, VW's Z filler, became
                     // `…3C2…`). There only a letter in the serial's last four positions, which ISO
                     // 3779 makes digits, is taken for the typo (`WBA8E9G52HNU1Z345`).
-                    var suggestion = repair(bytes, requireCheckDigit: true, requireMandatoryRegion: mandatory)
+                    var suggestion = repair(bytes, requireCheckDigit: true, requireMandatoryRegion: mandatory, currentYear: currentYear)
                     var northAmericanTypo = false
                     // Nor a typo in an unknown manufacturer code that makes it a known one whose
                     // check digit is mandatory (`SUX…` for BMW US's `5UX…`, `ZT1…` for `2T1…`):
@@ -321,7 +321,8 @@ public enum VINEngine {
             // mandatory, and on Japanese and Korean VINs, whose makers compute it for export: an audit found
             // 8 of 8 suggestions there failing their own check digit).
             if let suggestion = repair(
-                bytes, requireCheckDigit: mandatory || VINDecoder.computesCheckDigitForExport(bytes), requireMandatoryRegion: mandatory)
+                bytes, requireCheckDigit: mandatory || VINDecoder.computesCheckDigitForExport(bytes), requireMandatoryRegion: mandatory,
+                currentYear: currentYear)
             {
                 analysis.suggestion = suggestion
                 if let i = findings.firstIndex(where: { $0.code == .vinCharacters }) {
@@ -368,7 +369,11 @@ public enum VINEngine {
     /// is `SB1…`, Toyota UK, not `581…`), also outside the mandatory region.
     /// - Parameter requireMandatoryRegion: the candidate must be a VIN whose check digit is
     ///   mandatory (North America, China); `requireCheckDigit` when not given.
-    static func repair(_ bytes: [UInt8], requireCheckDigit: Bool, requireMandatoryRegion: Bool? = nil) -> String? {
+    /// - Parameter currentYear: the year "after next year" counts from.
+    static func repair(
+        _ bytes: [UInt8], requireCheckDigit: Bool, requireMandatoryRegion: Bool? = nil,
+        currentYear: Int = VINDecoder.currentCalendarYear
+    ) -> String? {
         guard bytes.count == 17 else { return nil }
         let mandatoryRegion = requireMandatoryRegion ?? requireCheckDigit
         // Serials end in digits (ISO 3779: positions 14-17; 49 CFR 565 for North American cars
@@ -408,7 +413,7 @@ public enum VINEngine {
                 let heavy = candidateIndex.map { WMITable.index.list[$0].noPosition7Rule } ?? true
                 let consistent = candidate.withUnsafeBufferPointer { buf in
                     !VINDecoder.position7RuleHolds(buf, heavy: heavy)
-                        || VINDecoder.position7Year(buf, latest: VINDecoder.currentCalendarYear + 1) != nil
+                        || VINDecoder.position7Year(buf, latest: currentYear + 1) != nil
                 }
                 if consistent { found.append(candidate) }
             }

@@ -191,6 +191,13 @@ import Testing
         #expect(items.count == 1 + 20_000 + 1)
         #expect(items[1].record?.strings == ["0", filler] && items[1].record?.provenance.line == 3)
         #expect(items.last?.record?.strings == ["9", "ok\nstill"])
+        // Past the limit with the closing quote already buffered: cut at the same size (review:
+        // only a field still open at the buffer's end was cut, so the limit moved with the buffer).
+        let closing = "a,b\n1,\"open\n" + rows + "end\"\n"
+        let whole = try readAll(try CSVReader(source: MemorySource(closing, chunk: 8 << 20), maxRecordBytes: 8 << 20))
+        #expect(whole.count == 1 && whole.first?.record != nil, "under the 4 MiB limit the 2 MB field is read whole")
+        let small = try readAll(try CSVReader(source: MemorySource(closing, chunk: 8 << 20), maxRecordBytes: 1 << 20))
+        #expect(small.first?.reject?.finding.message.contains("is not closed within 512 KiB") == true, "\(small.first as Any)")
         // Within the limit, the field is read whole.
         let short = try readAll(try CSVReader(source: MemorySource("a,b\n1,\"two\nlines\"\n", chunk: chunk), maxRecordBytes: 1 << 20))
         #expect(short.count == 1 && short[0].record?.strings == ["1", "two\nlines"])
