@@ -200,7 +200,10 @@ public final class Pipeline {
                 // `maxPreambleLines` lines skipped, until a header names a source.
                 guard let (again, found) = try readBelowPreamble(path, accept: { try? detector.detect(keys: $0, wrapper: nil, inputName: path) })
                 else {
-                    error.message += "; if the first line is a title or a note above the table, remove it: the header (VIN, Make, …) must be the first line"
+                    // (Not for JSON under a CSV name, which the detector's hint names.)
+                    if !error.message.contains("the header looks like JSON") {
+                        error.message += "; if the first line is a title or a note above the table, remove it: the header (VIN, Make, …) must be the first line"
+                    }
                     throw error
                 }
                 reader = again
@@ -407,7 +410,19 @@ public final class Pipeline {
                             else { throw error }
                             mapping = found
                         }
-                    } catch {
+                    } catch var error {
+                        // A line that wraps records (`{"data": [...], "pagination": {…}}`: API pages
+                        // saved one per line) names no source; its records are one `jq` away.
+                        if reader.format == .jsonl, var failure = error as? VinyardError,
+                            let wrapper = raw.fields.first(where: {
+                                JSONReader.knownWrapperKeys.contains($0.name.lowercased()) && JSONReader.holdsObjects($0.value)
+                            })?.name
+                        {
+                            failure.message +=
+                                "; each line holds records in \"\(wrapper)\" (API pages, one per line?): extract them, "
+                                + "e.g. jq -c '.\(wrapper)[]' FILE > records.jsonl"
+                            error = failure
+                        }
                         // Held in the batch until a later record names the source.
                         if detectionError == nil { detectionError = error }
                         undetected += 1

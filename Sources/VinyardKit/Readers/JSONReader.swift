@@ -151,7 +151,12 @@ public final class JSONReader: RecordReader {
     /// Keys that name a record array wherever they stand in a wrapping object, whatever its other
     /// members are (`{"total": 9, "page": {…}, "vehicles": [...]}`): the sources' wrapper keys
     /// and the usual API envelopes.
-    static let knownWrapperKeys: Set<String> = ["vehicles", "records", "fleet", "locations", "places", "data", "items", "results", "rows"]
+    static let knownWrapperKeys: Set<String> = [
+        "vehicles", "records", "fleet", "locations", "places", "data", "items", "results", "rows",
+        // OData's `value` (Dynamics, Business Central), Spring's page `content`, Elasticsearch's
+        // `hits`, CouchDB's `docs`, and what fleet systems call their vehicles.
+        "value", "content", "hits", "docs", "assets", "units", "equipment", "entries",
+    ]
 
     /// The key of the record array in an object's members, or nil: the first member when it is
     /// an array of objects (not empty, unless its key is a known wrapper key) and the other
@@ -270,13 +275,16 @@ public final class JSONReader: RecordReader {
     }
 
     /// Keys of an envelope: an object member holding the wrapping object of the records
-    /// (`{"data": {"vehicles": [...]}}`, GraphQL's answer; `{"result": {"items": [...]}}`).
-    static let envelopeKeys: Set<String> = ["data", "result", "results", "response", "payload"]
+    /// (`{"data": {"vehicles": [...]}}`, GraphQL's answer; `{"result": {"items": [...]}}`; SAP
+    /// OData v2's `{"d": {"results": [...]}}`; HAL's `{"_embedded": {"vehicles": [...]}}`;
+    /// Elasticsearch's `{"hits": {"hits": [...]}}`).
+    static let envelopeKeys: Set<String> = ["data", "result", "results", "response", "payload", "d", "_embedded", "hits"]
 
     /// When the object at `from` has a member with an envelope key (``envelopeKeys``) whose value
-    /// is an object, before any member that is an array or does not fit the look-ahead window:
-    /// that key and the offset of its object. The object then wraps the records when
-    /// ``wrapperKeyAt(skippingWhitespaceFrom:inArray:)`` says so. Not for an object with a VIN.
+    /// is an object, and its other members (up to one that does not fit the look-ahead window)
+    /// are envelope metadata (``isEnvelopeMetadata(_:)``): that key and the offset of its object.
+    /// The object then wraps the records when ``wrapperKeyAt(skippingWhitespaceFrom:inArray:)``
+    /// says so.
     private func envelopeAt(_ from: Int) -> (key: String, object: Int)? {
         let eof = buffer.eof
         return buffer.withBytes { whole -> (String, Int)? in
@@ -294,7 +302,6 @@ public final class JSONReader: RecordReader {
                 guard k < p.count, p[k] == UInt8(ascii: "\"") else { return nil }
                 var probe = JSONParser(maxDepth: 2, encoding: encoding)
                 guard case .value(.string(let key), let keyEnd) = probe.parse(p, from: k, final: true) else { return nil }
-                if Self.isVINName(key) { return nil }
                 k = keyEnd
                 skipSpace(&k)
                 guard k < p.count, p[k] == UInt8(ascii: ":") else { return nil }
@@ -303,8 +310,12 @@ public final class JSONReader: RecordReader {
                 guard k < p.count else { return nil }
                 if found == nil, p[k] == UInt8(ascii: "{"), Self.envelopeKeys.contains(key.lowercased()) {
                     found = (key, k)
+                } else if !Self.isEnvelopeMetadata(key) {
+                    // A member that says something about a record (`make`): the object is a
+                    // record, whatever its `data` holds (a fleet record with `"data": {"items":
+                    // […]}` was read as an envelope of its items).
+                    return nil
                 }
-                guard p[k] != UInt8(ascii: "[") else { return nil }
                 var member = JSONParser(encoding: encoding)
                 // A member too large for the window ends the look: the envelope found so far stands.
                 guard case .value(_, let valueEnd) = member.parse(p, from: k, final: eof) else { return found }
@@ -318,6 +329,18 @@ public final class JSONReader: RecordReader {
         }
     }
 
+    /// The members an envelope has beside its records' object: errors, paging, status, and
+    /// keys marked as metadata by a leading `@` or `_` (`@odata.context`, `_links`, `_shards`).
+    static func isEnvelopeMetadata(_ key: String) -> Bool {
+        key.hasPrefix("@") || key.hasPrefix("_") || envelopeMetadata.contains(Schema.fold(key))
+    }
+
+    static let envelopeMetadata: Set<String> = Set([
+        "errors", "error", "warnings", "extensions", "meta", "metadata", "links", "included", "status", "statuscode",
+        "code", "message", "messages", "success", "ok", "took", "timed_out", "page", "paging", "pagination", "cursor",
+        "next", "previous", "total", "count", "totalcount", "requestid", "timestamp", "version", "apiversion", "jsonrpc",
+    ].map(Schema.fold))
+
     /// Moves past `{` and the members before the envelope's to its object's `{`.
     private func enterEnvelope() throws {
         advance(to: buffer.start + 1)  // {
@@ -328,7 +351,7 @@ public final class JSONReader: RecordReader {
             if key == .string(envelopeKey ?? "") { return }
             _ = try peek()
             let (value, _, _) = try parseValue(maxDepth: valueDepth)
-            noteUnread(key, value)
+            noteUnread(key, value, outer: true)
             guard try peek() == UInt8(ascii: ",") else { throw error("expected ','", at: buffer.start) }
             advance(to: buffer.start + 1)
         }
@@ -369,7 +392,7 @@ public final class JSONReader: RecordReader {
         let second = keys[1]
         return error(
             "\(quoted.dropLast().joined(separator: ", ")) and \(quoted.last!) are \(keys.count) record arrays in one input; "
-                + "Vinyard reads one record array per input: split the file, e.g. jq '.\(second)' FILE > \(second).json",
+                + "Vinyard reads one record array per input: split the file, e.g. \(jqCommand(for: second))",
             at: offset)
     }
 
@@ -498,19 +521,45 @@ public final class JSONReader: RecordReader {
             }
             let (value, _, _) = try parseValue(maxDepth: valueDepth)
             if let second, Self.holdsObjects(value) { throw second }
-            noteUnread(key, value)
+            noteUnread(key, value, outer: !checkingRecordArrays)
         }
     }
 
     /// Notes a member skipped beside the record array when it holds objects.
-    private func noteUnread(_ key: RawValue, _ value: RawValue) {
+    /// - Parameter outer: the member is the envelope's, not the wrapping object's.
+    private func noteUnread(_ key: RawValue, _ value: RawValue, outer: Bool = false) {
         guard case .string(let name) = key, case .array(let elements) = value else { return }
         let objects = elements.reduce(0) { n, e in if case .object = e { n + 1 } else { n } }
         guard objects > 0, notedKeys.insert(name).inserted else { return }
-        let file = inputName == "-" || inputName.contains(where: { " '\"$`\\".contains($0) }) ? "FILE" : inputName
+        // A paged array's pages each have their own: the count is the first page's.
+        let count = insideArrayWrapper ? "objects" : "\(objects) object\(objects == 1 ? "" : "s")"
         notes.append(
-            "\"\(name)\" holds \(objects) object\(objects == 1 ? "" : "s") beside the record array \"\(wrapperKey ?? "")\" "
-                + "and is not read (one record array per input); to load it, extract it: jq '.\(name)' \(file) > \(name).json")
+            "\"\(name)\" holds \(count) beside the record array \"\(wrapperKey ?? "")\" "
+                + "and is not read (one record array per input); to load it, extract it: \(jqCommand(for: name, outer: outer))")
+    }
+
+    /// A shell command that extracts the array under `name` (in the envelope's object unless
+    /// `outer`; from every page of a paged array) into `NAME.json`: the jq path quoted where the
+    /// key is no plain name (`.["related-items"]`), the words shell-quoted.
+    private func jqCommand(for name: String, outer: Bool = false) -> String {
+        // `.name`, or `["odd-name"]` (`.["odd-name"]` first: jq 1.6 takes no `.` before `[` after a step).
+        var path = insideArrayWrapper ? ".[]" : ""
+        func step(_ key: String) {
+            let plain = key.first.map { $0 == "_" || ($0.isASCII && $0.isLetter) } == true
+                && key.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
+            path += plain ? ".\(key)" : (path.isEmpty ? "." : "") + "[\(JSONText.encode(.string(key)))]"
+        }
+        if let envelopeKey, !outer { step(envelopeKey) }
+        step(name)
+        if insideArrayWrapper { path = "[\(path)[]]" }
+        func shellQuoted(_ word: String) -> String {
+            word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._/-+".contains($0)) }
+                ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+        }
+        let file = inputName == "-" ? "FILE" : inputName
+        let output = String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" })
+        let filter = "'" + path.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+        return "jq \(filter) \(shellQuoted(file)) > \(shellQuoted((output.isEmpty ? "records" : output) + ".json"))"
     }
 
     private func expectEnd(afterSingle: Bool) throws {

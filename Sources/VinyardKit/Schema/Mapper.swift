@@ -391,13 +391,30 @@ public final class Mapper {
         let resource = fields.contains { f in
             if case .object = f.value { f.name == "attributes" } else { false }
         } && fields.contains { $0.name == "id" }
-        for field in fields {
+        for var field in fields {
             if resource, field.name == "type", case .string = field.value, !isFieldValue(field.value, named: "type") {
                 out.append(RawField("resource.type", field.value))
                 changed = true
                 continue
             }
+            // MongoDB's extended JSON (`"_id": {"$oid": "65a1…"}`, `{"$numberInt": "2019"}`, `{"$date":
+            // …}`) is the value it wraps: mongoexport's documents were all `field.type` rejects.
+            if case .object(let members) = field.value, let scalar = Self.extendedJSONScalar(members) {
+                field = RawField(field.name, scalar)
+                changed = true
+            }
             guard case .object(let members) = field.value, !members.isEmpty else {
+                out.append(field)
+                continue
+            }
+            // A JSON:API resource's `relationships`, `links` and `meta` point at other resources
+            // (`"make": {"data": {"type": "makes", "id": "5"}}`: a `field.type` reject on every
+            // record), and a Salesforce record's `attributes` (`type`, `url`) names its object type
+            // (read as the vehicle type): kept whole, reported as not loaded.
+            if (resource && ["relationships", "links", "meta"].contains(field.name))
+                || (field.name == "attributes" && members.contains { $0.name == "url" }
+                    && members.allSatisfy { ["type", "url"].contains($0.name) })
+            {
                 out.append(field)
                 continue
             }
@@ -463,8 +480,18 @@ public final class Mapper {
             // for the record itself (`vehicle`, `details`, `specs`); elsewhere they are kept by
             // their path and reported as not loaded (`"driver": {"id": "D-17"}` was the vehicle's
             // source_id, `"engine": {"type": "V8"}` its vehicle type).
-            let own = Self.recordOwnObjects.contains(Schema.fold(field.name))
-            let parts = Self.withUnitApplied(members)
+            // (Elasticsearch's `_source` by its exact name: folded it is `source`, a data source.)
+            let own = Self.recordOwnObjects.contains(Schema.fold(field.name)) || field.name == "_source"
+            var parts = Self.withUnitApplied(members)
+            // The record's own object holds objects of its own (Elasticsearch's `_source`, a
+            // GraphQL `node`, JSON:API `attributes` with `"location": {"lat", "lon"}` or an
+            // odometer reading with its unit): they are read as at the top level (they were
+            // `field.type` rejects, or dropped).
+            if own, parts.contains(where: { if case .object = $0.value { true } else { false } }),
+                let inner = flattenedFields(parts)
+            {
+                parts = inner
+            }
             var named: [RawField] = [], others: [RawField] = []
             var alone: [RawField] = []
             var isPosition = false
@@ -478,7 +505,9 @@ public final class Mapper {
                     named.append(RawField(path, member.value))
                     if isCoordinate(pathSlots) { isPosition = true }
                 } else if !aloneSlots.isEmpty,
-                    own || !Self.entityAttributes.contains(Schema.fold(member.name)) || Self.sameField(aloneSlots, outer)
+                    own
+                        || (!Self.entityAttributes.contains(Schema.fold(member.name)) && !assignsIdentity(aloneSlots))
+                        || Self.sameField(aloneSlots, outer)
                 {
                     alone.append(member)
                     if isCoordinate(aloneSlots) { isPosition = true }
@@ -490,7 +519,9 @@ public final class Mapper {
             // its other members (`status`, `id` of the fix) are not the vehicle's, and are
             // reported by their path (in a place's record they are the place's: `name`). The
             // members of any other object are read alone.
-            let foreign = isPosition && mapping.key != .location
+            // (Not in an object that stands for the record: `"attributes": {"vin", "latitude", …}`
+            // lost its VIN.)
+            let foreign = isPosition && mapping.key != .location && !own
             for member in alone {
                 if foreign, !isCoordinate(slots(for: member.name), orAddress: true) {
                     others.append(RawField(field.name + "." + member.name, member.value))
@@ -507,6 +538,46 @@ public final class Mapper {
             out += others
         }
         return changed ? out : nil
+    }
+
+    /// True when one of `slots` assigns a field that names a vehicle (VIN, make, model, model
+    /// year, trim, body, plate): in an object that is not the record's own (`device`, `gateway`,
+    /// `engine`, `trailer`) such a member names that thing, not the vehicle (a Samsara gateway's
+    /// `model` was stored as the vehicle's, a trailer's `vin` filled an empty one; found by audit).
+    private func assignsIdentity(_ slots: [Slot]) -> Bool {
+        slots.contains { slot in
+            guard case .assign(let f, _, _, _) = slot.kind else { return false }
+            return Self.identityFields.contains(schema.fields[f].name)
+        }
+    }
+
+    static let identityFields: Set<String> = ["vin", "make", "model", "model_year", "trim", "body_class", "license_plate"]
+
+    /// The scalar a MongoDB extended-JSON wrapper holds (`{"$oid": "65a1…"}`, `{"$numberLong":
+    /// "42"}`, `{"$date": "2024-01-05T10:00:00Z"}` or `{"$date": {"$numberLong": "1704448800000"}}`,
+    /// milliseconds since 1970, as an ISO 8601 UTC time), or nil for any other object.
+    static func extendedJSONScalar(_ members: [RawField]) -> RawValue? {
+        guard members.count == 1, let name = members.first?.name, name.hasPrefix("$") else { return nil }
+        switch (name, members[0].value) {
+        case ("$oid", .string(let s)), ("$symbol", .string(let s)), ("$uuid", .string(let s)): return .string(s)
+        case ("$numberInt", .string(let s)), ("$numberLong", .string(let s)), ("$numberDouble", .string(let s)),
+            ("$numberDecimal", .string(let s)):
+            return Double(s) != nil ? .number(s) : .string(s)
+        case ("$date", .string(let s)): return .string(s)
+        case ("$date", .number(let n)): return extendedDate(n)
+        case ("$date", .object(let inner)):
+            guard inner.count == 1, inner[0].name == "$numberLong", case .string(let n) = inner[0].value else { return nil }
+            return extendedDate(n)
+        default: return nil
+        }
+    }
+
+    private static func extendedDate(_ milliseconds: String) -> RawValue? {
+        guard let ms = Int64(milliseconds) else { return nil }
+        let date = Date(timeIntervalSince1970: Double(ms) / 1000)
+        var style = Date.ISO8601FormatStyle(includingFractionalSeconds: ms % 1000 != 0)
+        style.timeZone = TimeZone(identifier: "UTC") ?? style.timeZone
+        return .string(date.formatted(style))
     }
 
     /// True when `value` types as a value of the field the key `name` maps to (`truck` for `type`).
@@ -583,10 +654,14 @@ public final class Mapper {
     /// The members a measurement object is made of.
     static let measurementMembers: Set<String> = ["value", "amount", "unit", "currency"]
 
+    /// Members (folded) of a reading that say when it was taken.
+    static let readingTimeMembers: Set<String> = ["time", "timestamp", "date", "datetime", "at", "updatedat", "recordedat", "measuredat"]
+
     /// Keys of nested objects that stand for the record itself (folded: `vehicle_data` is
     /// `vehicledata`), whose members are all the record's.
     static let recordOwnObjects: Set<String> = Set([
-        "vehicle", "car", "asset", "unit", "record", "item", "attributes", "properties", "details", "detail", "info",
+        "vehicle", "car", "truck", "van", "bus", "motorcycle", "node",
+        "asset", "unit", "record", "item", "attributes", "properties", "details", "detail", "info",
         "information", "data", "specs", "specifications", "specification", "technical", "technical data", "general",
         "identification", "registration", "fields", "vehicle data", "vehicle details", "vehicle info", "asset details",
         "asset info", "asset data", "vehicle attributes", "unit details",
@@ -682,6 +757,13 @@ public final class Mapper {
             }
         }
         if number == "", unit != nil { return "" }
+        // A reading with the time it was taken and no unit (Samsara's `"odometerMeters": {"time":
+        // "…", "value": 5000000}`): the number in the key's unit (a `field.type` reject before).
+        if let number, unit == nil, members.count > 1,
+            members.allSatisfy({ measurementMembers.contains($0.name.lowercased()) || readingTimeMembers.contains(Schema.fold($0.name)) })
+        {
+            return number
+        }
         guard let number, let unit else { return nil }
         // Without a unit (`"unit": null`), the number in the field's own unit.
         return unit.isEmpty ? number : number + " " + unit
