@@ -159,7 +159,7 @@ import VinyardKit
         try Data(#"[{"vehicles": [{"vin": "1FTFW1E57KFA14352"}], "included": [{"a": 1}]}, {"vehicles": [], "included": [{"a": 2}]}]"#.utf8)
             .write(to: pages)
         let p = try runVinyard(["validate", pages.path])
-        #expect(p.stderr.contains(#""included" holds objects beside"#) && p.stderr.contains("jq '[.[].included[]]' "), "\(p.stderr)")
+        #expect(p.stderr.contains(#""included" holds objects beside"#) && p.stderr.contains("jq '[.[].included[]?]' "), "\(p.stderr)")
     }
 
     /// Hostile-input audit, smaller findings: a file named `-` given as `./-` read standard
@@ -277,5 +277,70 @@ import VinyardKit
         #expect(try ParsedReport(r).int("inserted") == 1, "\(name): \(r.stdout)")
         let rows = try Review12Tests.rows(db, "vehicles", columns: "vin,make,model,latitude,odometer_km")
         #expect(rows == [expected], "\(name): \(rows)")
+    }
+
+    /// Second review of the JSON and mapping changes: a vehicle's details in an object of no
+    /// known name (`build`, `identifiers`) are read again (only a related thing's, a `gateway`'s
+    /// or a `trailer`'s, are not); a JSON-RPC or Google-style envelope is entered; a record's own
+    /// `equipment` list is not taken for the records; the jq line never writes over its input;
+    /// a MongoDB date keeps its milliseconds.
+    @Test func secondReviewOfTheJSONShapes() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func load(_ name: String, _ json: String, _ columns: String = "vin,make,model,model_year") throws -> (RunResult, [String]) {
+            let input = dir.appendingPathComponent(name)
+            try Data(json.utf8).write(to: input)
+            let db = dir.appendingPathComponent(name + ".db").path
+            let r = try runVinyard(["import", input.path, "--db", db, "-q"])
+            return (r, r.status == 0 ? try Review12Tests.rows(db, "vehicles", columns: columns) : [])
+        }
+        let (_, build) = try load(
+            "build.json",
+            #"[{"vin": "1FTFW1E57KFA14352", "build": {"year": 2019, "make": "Ford", "model": "F-150"}}, {"id": "a1", "identifiers": {"vin": "1HGCV1F52MA000123"}}, {"vin": "1C4PJMAK2CW184491", "eld_device": {"make": "Geotab", "model": "GO9"}}]"#
+        )
+        #expect(build == ["1C4PJMAK2CW184491,,,", "1FTFW1E57KFA14352,Ford,F-150,2019", "1HGCV1F52MA000123,,,"], "\(build)")
+
+        for (name, json) in [
+            ("rpc.json", #"{"jsonrpc": "2.0", "id": 1, "result": {"vehicles": [{"vin": "1FTFW1E57KFA14352"}]}}"#),
+            ("google.json", #"{"kind": "list", "data": {"items": [{"vin": "1FTFW1E57KFA14352"}]}}"#),
+        ] {
+            let (r, rows) = try load(name, json, "vin")
+            #expect(r.status == 0 && rows == ["1FTFW1E57KFA14352"], "\(name): \(r.stderr)")
+        }
+
+        let (eq, rows) = try load(
+            "eq.json",
+            #"[{"vin": "1FTFW1E57KFA14352", "make": "Ford", "equipment": [{"name": "ABS"}]}, {"vin": "1HGCV1F52MA000123", "make": "Honda"}]"#,
+            "vin")
+        #expect(eq.status == 0 && rows.count == 2, "\(eq.stderr)")
+
+        let locations = dir.appendingPathComponent("locations.json")
+        try Data(#"{"vehicles": [{"vin": "1FTFW1E57KFA14352"}], "locations": [{"name": "x", "lat": 1, "lon": 2}]}"#.utf8).write(to: locations)
+        let two = try runVinyard(["validate", locations.path])
+        #expect(two.status == 65 && two.stderr.contains("> locations-extracted.json"), "\(two.stderr)")
+        #expect(!two.stderr.contains("the JSON is broken"), "\(two.stderr)")
+
+        let (_, dates) = try load(
+            "mongo.json", #"[{"vin": "1FTFW1E57KFA14352", "last_sync": {"$date": {"$numberLong": "1704448800123"}}}]"#, "last_sync")
+        #expect(dates == ["2024-01-05T10:00:00.123Z"], "\(dates)")
+    }
+
+    /// Re-importing a file with rows added above 5,000 repeats of one VIN: every repeat's entry
+    /// is replaced, not added again (and, found by review, the lookup no longer walks all the
+    /// key's entries for each repeat).
+    @Test(arguments: ["last", "first"])
+    func manyRepeatsOfOneKeyThatMovedAreReplacedOnce(policy: String) throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("log.csv")
+        let body = (0..<2000).map { "1FTFW1E57KFA14352,Ford,\($0)\n" }.joined()
+        let db = dir.appendingPathComponent("log.db").path
+        try Data("vin,make,odometer_km\n\(body)".utf8).write(to: input)
+        #expect(try runVinyard(["import", input.path, "--db", db, "--on-duplicate", policy, "-q"]).status == 0)
+        try Data("vin,make,odometer_km\n1HGCV1F52MA000123,Honda,5\n\(body)".utf8).write(to: input)
+        let r = try runVinyard(["import", input.path, "--db", db, "--on-duplicate", policy, "-q"], timeout: 120)
+        #expect(r.status == 0 && !r.timedOut, "\(r.stderr)")
+        let entries = try Review12Tests.rows(db, "duplicates", columns: "line")
+        #expect(entries.count == 1999 && Set(entries).count == 1999, "\(entries.count)")
     }
 }

@@ -95,7 +95,7 @@ public final class JSONReader: RecordReader {
             } else if let (envelope, inner) = envelopeAt(buffer.start),
                 let key = try wrapperKeyAt(skippingWhitespaceFrom: inner, inArray: false),
                 // Only a known wrapper key inside: `{"id": 1, "data": {"options": [{…}]}}` is a record.
-                Self.knownWrapperKeys.contains(key.lowercased())
+                Self.knownWrapperKeys.contains(key.lowercased()) || Self.listKeys.contains(key.lowercased())
             {
                 envelopeKey = envelope
                 wrapperKey = key
@@ -151,12 +151,14 @@ public final class JSONReader: RecordReader {
     /// Keys that name a record array wherever they stand in a wrapping object, whatever its other
     /// members are (`{"total": 9, "page": {…}, "vehicles": [...]}`): the sources' wrapper keys
     /// and the usual API envelopes.
-    static let knownWrapperKeys: Set<String> = [
-        "vehicles", "records", "fleet", "locations", "places", "data", "items", "results", "rows",
-        // OData's `value` (Dynamics, Business Central), Spring's page `content`, Elasticsearch's
-        // `hits`, CouchDB's `docs`, and what fleet systems call their vehicles.
-        "value", "content", "hits", "docs", "assets", "units", "equipment", "entries",
-    ]
+    static let knownWrapperKeys: Set<String> = ["vehicles", "records", "fleet", "locations", "places", "data", "items", "results", "rows"]
+
+    /// Keys that name the record array only beside metadata (``isEnvelopeMetadata(_:)``) and
+    /// scalars: OData's `value` (`{"@odata.context": …, "value": [...]}`), Spring's page
+    /// `content`, Elasticsearch's `hits`, CouchDB's `docs`, and what fleet systems call their
+    /// vehicles. Beside a record's fields they are its own list (`"equipment": [{…}]`), and they
+    /// name no page of a paged array (found by review).
+    static let listKeys: Set<String> = ["value", "content", "hits", "docs", "assets", "units", "equipment", "entries"]
 
     /// The key of the record array in an object's members, or nil: the first member when it is
     /// an array of objects (not empty, unless its key is a known wrapper key) and the other
@@ -192,7 +194,13 @@ public final class JSONReader: RecordReader {
         let mixed = members.filter { knownWrapperKeys.contains($0.name.lowercased()) && holdsObjects($0.value) }
         if mixed.count == 1 { return mixed[0].name }
         // An empty wrapper (`{"count": 0, "vehicles": []}`).
-        return mixed.isEmpty && known.count == 1 ? known[0].name : nil
+        if mixed.isEmpty && known.count == 1 { return known[0].name }
+        guard known.isEmpty && mixed.isEmpty else { return nil }
+        let lists = members.filter { listKeys.contains($0.name.lowercased()) && isObjectArray($0.value) && $0.value != .array([]) }
+        guard lists.count == 1,
+            members.allSatisfy({ $0.name == lists[0].name || isScalar($0.value) || isEnvelopeMetadata($0.name) })
+        else { return nil }
+        return lists[0].name
     }
 
     /// When the bytes from `from` (after whitespace) open an object that wraps the record array
@@ -255,6 +263,8 @@ public final class JSONReader: RecordReader {
                 k += 1
                 skipSpace(&k)
                 guard k < p.count else { return nil }
+                // A record (a VIN among its first members) with a large list of its own.
+                if Self.isVINName(key) { return nil }
                 if p[k] == UInt8(ascii: "[") {
                     guard memberIndex == 0 || Self.knownWrapperKeys.contains(key.lowercased()) else { return nil }
                     if case .needMore = outcome { return key }  // too large to be one record: a wrapper
@@ -281,8 +291,9 @@ public final class JSONReader: RecordReader {
     static let envelopeKeys: Set<String> = ["data", "result", "results", "response", "payload", "d", "_embedded", "hits"]
 
     /// When the object at `from` has a member with an envelope key (``envelopeKeys``) whose value
-    /// is an object, and its other members (up to one that does not fit the look-ahead window)
-    /// are envelope metadata (``isEnvelopeMetadata(_:)``): that key and the offset of its object.
+    /// is an object, and none of its other members (up to one that does not fit the look-ahead
+    /// window) names a record's field (``isRecordField(_:)``; metadata such as `id` beside
+    /// `jsonrpc`, `status` or `count` aside): that key and the offset of its object.
     /// The object then wraps the records when ``wrapperKeyAt(skippingWhitespaceFrom:inArray:)``
     /// says so.
     private func envelopeAt(_ from: Int) -> (key: String, object: Int)? {
@@ -297,6 +308,11 @@ public final class JSONReader: RecordReader {
             guard k < p.count, p[k] == UInt8(ascii: "{") else { return nil }
             k += 1
             var found: (String, Int)?
+            // A JSON-RPC answer (`{"jsonrpc": "2.0", "id": 1, "result": {…}}`) names its call's `id`.
+            let needle = Array("\"jsonrpc\"".utf8)
+            let end = min(p.count, k + 4096)
+            let jsonRPC = end - k >= needle.count
+                && (k...(end - needle.count)).contains { j in needle.indices.allSatisfy { p[j + $0] == needle[$0] } }
             while true {
                 skipSpace(&k)
                 guard k < p.count, p[k] == UInt8(ascii: "\"") else { return nil }
@@ -310,10 +326,10 @@ public final class JSONReader: RecordReader {
                 guard k < p.count else { return nil }
                 if found == nil, p[k] == UInt8(ascii: "{"), Self.envelopeKeys.contains(key.lowercased()) {
                     found = (key, k)
-                } else if !Self.isEnvelopeMetadata(key) {
-                    // A member that says something about a record (`make`): the object is a
-                    // record, whatever its `data` holds (a fleet record with `"data": {"items":
-                    // […]}` was read as an envelope of its items).
+                } else if Self.isRecordField(key), !Self.isEnvelopeMetadata(key), !(key == "id" && jsonRPC) {
+                    // A member that names a field of a record (`make`): the object is a record,
+                    // whatever its `data` holds (a fleet record with `"data": {"items": […]}`
+                    // was read as an envelope of its items). JSON-RPC's `id` is the call's.
                     return nil
                 }
                 var member = JSONParser(encoding: encoding)
@@ -334,6 +350,21 @@ public final class JSONReader: RecordReader {
     static func isEnvelopeMetadata(_ key: String) -> Bool {
         key.hasPrefix("@") || key.hasPrefix("_") || envelopeMetadata.contains(Schema.fold(key))
     }
+
+    /// Whether `key` names a field (or an alias) of a bundled schema (`make`, `Model Year`,
+    /// `lat`): a record's member, not an envelope's.
+    static func isRecordField(_ key: String) -> Bool { recordFieldNames.contains(Schema.fold(key)) }
+
+    static let recordFieldNames: Set<String> = {
+        var names = Set<String>()
+        for schema in (try? SchemaCatalog.bundled())?.schemas.values.map({ $0 }) ?? [] {
+            for field in schema.fields {
+                names.insert(Schema.fold(field.name))
+                for alias in field.aliases { names.insert(Schema.fold(alias)) }
+            }
+        }
+        return names
+    }()
 
     static let envelopeMetadata: Set<String> = Set([
         "errors", "error", "warnings", "extensions", "meta", "metadata", "links", "included", "status", "statuscode",
@@ -551,15 +582,25 @@ public final class JSONReader: RecordReader {
         }
         if let envelopeKey, !outer { step(envelopeKey) }
         step(name)
-        if insideArrayWrapper { path = "[\(path)[]]" }
+        // A page without the key gives nothing, not an error (`[]?`).
+        if insideArrayWrapper { path = "[\(path)[]?]" }
         func shellQuoted(_ word: String) -> String {
             word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._/-+".contains($0)) }
                 ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
         }
-        let file = inputName == "-" ? "FILE" : inputName
-        let output = String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" })
+        // A name that starts with `-` is no option (`./-x.json`).
+        let file = inputName == "-" ? "FILE" : inputName.hasPrefix("-") ? "./" + inputName : inputName
+        var output = String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" })
+        if output.isEmpty || output.hasPrefix("-") { output = "records" + output }
+        // Never the input itself: `jq '.locations' locations.json > locations.json` emptied it.
+        let inputBase = inputName.split(separator: "/").last.map(String.init) ?? inputName
+        output += output + ".json" == inputBase ? "-extracted.json" : ".json"
         let filter = "'" + path.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
-        return "jq \(filter) \(shellQuoted(file)) > \(shellQuoted((output.isEmpty ? "records" : output) + ".json"))"
+        // jq reads no gzip.
+        let gzip = inputName.lowercased().hasSuffix(".gz") && inputName != "-"
+        return gzip
+            ? "gzip -dc \(shellQuoted(file)) | jq \(filter) > \(shellQuoted(output))"
+            : "jq \(filter) \(shellQuoted(file)) > \(shellQuoted(output))"
     }
 
     private func expectEnd(afterSingle: Bool) throws {
@@ -765,7 +806,7 @@ public final class JSONReader: RecordReader {
         // What to do, after what happened (unless the message says it): the reader stops here, so
         // the rest of the file is not read.
         let advice =
-            !withAdvice || message.contains("--input-format")
+            !withAdvice || message.contains("--input-format") || message.contains("record arrays in one input")
             ? "" : "; the JSON is broken there and nothing after it is read: fix it, or export the file again"
         return VinyardError(.malformedInput, "\(inputName):\(l):\(column): \(message)\(advice)")
     }

@@ -375,7 +375,9 @@ public final class Mapper {
     ///   `location.name` keys, reported as not loaded like any unmapped key.
     /// An object under a field that takes one (a list field's JSON) or whose members name no
     /// field stays as it is. The raw record kept for rejects and duplicates is the original.
-    private func flattenedFields(_ fields: [RawField]) -> [RawField]? {
+    /// - Parameter depth: how many own objects (`vehicle`, `attributes`) enclose `fields`; their
+    ///   objects are read as at the top level up to ``maxOwnDepth`` deep.
+    private func flattenedFields(_ fields: [RawField], depth: Int = 0) -> [RawField]? {
         var nested = false
         for field in fields {
             if case .object = field.value {
@@ -482,13 +484,18 @@ public final class Mapper {
             // source_id, `"engine": {"type": "V8"}` its vehicle type).
             // (Elasticsearch's `_source` by its exact name: folded it is `source`, a data source.)
             let own = Self.recordOwnObjects.contains(Schema.fold(field.name)) || field.name == "_source"
+            // An object that stands for another thing (a telematics `gateway`, a `trailer`, the
+            // `driver`): the members that name a vehicle are that thing's, not the record's.
+            let related = !own && Self.isRelatedObject(field.name)
             var parts = Self.withUnitApplied(members)
             // The record's own object holds objects of its own (Elasticsearch's `_source`, a
             // GraphQL `node`, JSON:API `attributes` with `"location": {"lat", "lon"}` or an
             // odometer reading with its unit): they are read as at the top level (they were
             // `field.type` rejects, or dropped).
-            if own, parts.contains(where: { if case .object = $0.value { true } else { false } }),
-                let inner = flattenedFields(parts)
+            // (A few levels: each re-reads what the levels below it found, and 500 nested
+            // `vehicle` objects took 6 s a record; found by review.)
+            if own, depth < Self.maxOwnDepth, parts.contains(where: { if case .object = $0.value { true } else { false } }),
+                let inner = flattenedFields(parts, depth: depth + 1)
             {
                 parts = inner
             }
@@ -506,7 +513,7 @@ public final class Mapper {
                     if isCoordinate(pathSlots) { isPosition = true }
                 } else if !aloneSlots.isEmpty,
                     own
-                        || (!Self.entityAttributes.contains(Schema.fold(member.name)) && !assignsIdentity(aloneSlots))
+                        || (!Self.entityAttributes.contains(Schema.fold(member.name)) && !(related && assignsIdentity(aloneSlots)))
                         || Self.sameField(aloneSlots, outer)
                 {
                     alone.append(member)
@@ -541,9 +548,10 @@ public final class Mapper {
     }
 
     /// True when one of `slots` assigns a field that names a vehicle (VIN, make, model, model
-    /// year, trim, body, plate): in an object that is not the record's own (`device`, `gateway`,
-    /// `engine`, `trailer`) such a member names that thing, not the vehicle (a Samsara gateway's
-    /// `model` was stored as the vehicle's, a trailer's `vin` filled an empty one; found by audit).
+    /// year, trim, body, plate): in an object that stands for another thing (``isRelatedObject(_:)``:
+    /// a `gateway`, a `trailer`) such a member names that thing, not the vehicle (a Samsara
+    /// gateway's `model` was stored as the vehicle's, a trailer's `vin` filled an empty one; found
+    /// by audit). Other objects' are read (`"build": {"make", "model", "year"}`).
     private func assignsIdentity(_ slots: [Slot]) -> Bool {
         slots.contains { slot in
             guard case .assign(let f, _, _, _) = slot.kind else { return false }
@@ -552,6 +560,19 @@ public final class Mapper {
     }
 
     static let identityFields: Set<String> = ["vin", "make", "model", "model_year", "trim", "body_class", "license_plate"]
+
+    /// Whether an object's key (folded) names something other than the vehicle: a device on it,
+    /// a part of it, a vehicle coupled to it, or a person or firm.
+    static func isRelatedObject(_ name: String) -> Bool {
+        let folded = Schema.fold(name)
+        return relatedObjectWords.contains { folded.contains($0) }
+    }
+
+    static let relatedObjectWords = [
+        "gateway", "device", "tracker", "sensor", "camera", "dashcam", "modem", "obd", "trailer", "tractor",
+        "engine", "motor", "tire", "tyre", "battery", "gearbox", "driver", "owner", "operator", "dealer", "seller",
+        "buyer", "customer", "lessee", "lessor", "insur", "parent", "replac", "previous", "towed", "towing",
+    ]
 
     /// The scalar a MongoDB extended-JSON wrapper holds (`{"$oid": "65a1…"}`, `{"$numberLong":
     /// "42"}`, `{"$date": "2024-01-05T10:00:00Z"}` or `{"$date": {"$numberLong": "1704448800000"}}`,
@@ -574,10 +595,17 @@ public final class Mapper {
 
     private static func extendedDate(_ milliseconds: String) -> RawValue? {
         guard let ms = Int64(milliseconds) else { return nil }
-        let date = Date(timeIntervalSince1970: Double(ms) / 1000)
-        var style = Date.ISO8601FormatStyle(includingFractionalSeconds: ms % 1000 != 0)
+        // Whole seconds formatted, the milliseconds written from the integer (as a double
+        // divided by 1000, `…123` came out `…122`).
+        let (seconds, rest) = ms.quotientAndRemainder(dividingBy: 1000)
+        let whole = rest < 0 ? seconds - 1 : seconds
+        let fraction = rest < 0 ? rest + 1000 : rest
+        var style = Date.ISO8601FormatStyle()
         style.timeZone = TimeZone(identifier: "UTC") ?? style.timeZone
-        return .string(date.formatted(style))
+        let text = Date(timeIntervalSince1970: Double(whole)).formatted(style)
+        guard fraction != 0, text.hasSuffix("Z") else { return .string(text) }
+        let digits = String(fraction)
+        return .string(text.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z")
     }
 
     /// True when `value` types as a value of the field the key `name` maps to (`truck` for `type`).
@@ -653,6 +681,9 @@ public final class Mapper {
 
     /// The members a measurement object is made of.
     static let measurementMembers: Set<String> = ["value", "amount", "unit", "currency"]
+
+    /// How many own objects deep their objects are read as at the top level.
+    static let maxOwnDepth = 4
 
     /// Members (folded) of a reading that say when it was taken.
     static let readingTimeMembers: Set<String> = ["time", "timestamp", "date", "datetime", "at", "updatedat", "recordedat", "measuredat"]
