@@ -88,6 +88,8 @@ public final class Mapper {
     private var layoutPlan: [PlanEntry] = []
     /// The keys of the last layout that another key of it shadows (usually none).
     private var layoutShadowed: [ShadowedColumn] = []
+    /// Object keys met and whether each stands for another thing (``isRelatedObject(_:)``).
+    private var relatedObjects: [String: Bool] = [:]
     /// Whether the last layout's shadowed keys are already in `pendingShadowed`.
     private var layoutNoted = true
     /// Shadowed keys of the layouts mapped since the last ``takeShadowedKeys()``, each with the
@@ -486,7 +488,7 @@ public final class Mapper {
             let own = Self.recordOwnObjects.contains(Schema.fold(field.name)) || field.name == "_source"
             // An object that stands for another thing (a telematics `gateway`, a `trailer`, the
             // `driver`): the members that name a vehicle are that thing's, not the record's.
-            let related = !own && Self.isRelatedObject(field.name)
+            let related = !own && isRelatedObject(field.name)
             var parts = Self.withUnitApplied(members)
             // The record's own object holds objects of its own (Elasticsearch's `_source`, a
             // GraphQL `node`, JSON:API `attributes` with `"location": {"lat", "lon"}` or an
@@ -564,8 +566,20 @@ public final class Mapper {
     /// Whether an object's key (folded) names something other than the vehicle: a device on it,
     /// a part of it, a vehicle coupled to it, or a person or firm.
     static func isRelatedObject(_ name: String) -> Bool {
-        let folded = Schema.fold(name)
-        return relatedObjectWords.contains { folded.contains($0) }
+        let folded = Array(Schema.fold(name).utf8)
+        return relatedObjectWords.contains { word in
+            let w = Array(word.utf8)
+            return folded.count >= w.count && (0...(folded.count - w.count)).contains { i in folded[i..<(i + w.count)].elementsEqual(w) }
+        }
+    }
+
+    /// ``isRelatedObject(_:)`` per key, remembered: every record of a feed has the same few
+    /// (`String.contains` through Foundation cost 150k instructions a record).
+    private func isRelatedObject(_ name: String) -> Bool {
+        if let known = relatedObjects[name] { return known }
+        let related = Self.isRelatedObject(name)
+        if relatedObjects.count < 4096 { relatedObjects[name] = related }
+        return related
     }
 
     static let relatedObjectWords = [
