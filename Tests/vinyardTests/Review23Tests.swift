@@ -31,32 +31,6 @@ import VinyardKit
         }
     }
 
-    /// Re-feeding a file whose rows moved (rows added above them) left an earlier run's
-    /// `duplicates` entry and `key.conflict` finding for the same record beside the new ones,
-    /// each naming a line that now holds another record: one more copy per run, under every
-    /// policy. The same record seen again at another line now replaces its earlier entry.
-    @Test func aRepeatedRecordThatMovedReplacesItsEarlierEntries() throws {
-        let dir = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let input = dir.appendingPathComponent("mv.csv")
-        let pair = "1HGCM82633A004352,Honda,100\n1HGCM82633A004352,Honda,200\n"
-        for policy in ["first", "last", "merge"] {
-            let db = dir.appendingPathComponent("\(policy).db").path
-            try Data("vin,make,odometer\n\(pair)".utf8).write(to: input)
-            #expect(try runVinyard(["import", input.path, "--db", db, "--on-duplicate", policy, "-q"]).status == 0)
-            for added in 1...2 {
-                let above = (1...added).map { "1FTFW1E52KFA0002\($0),Ford,\($0)\n" }.joined()
-                try Data("vin,make,odometer\n\(above)\(pair)".utf8).write(to: input)
-                let r = try runVinyard(["import", input.path, "--db", db, "--on-duplicate", policy, "-q"])
-                #expect(r.status == 0, "\(r.stderr)")
-            }
-            let entries = try Review12Tests.rows(db, "duplicates", columns: "key,line")
-            #expect(entries.count == 1, "\(policy): \(entries)")
-            let conflicts = try Review12Tests.rows(db, "findings", columns: "code,line").filter { $0.hasPrefix("key.conflict") }
-            #expect(conflicts == ["key.conflict,5"], "\(policy): \(conflicts)")
-        }
-    }
-
     /// Under `first` and `merge`, an unchanged row that moved to another line kept its own
     /// warnings at the old line, which now holds another record (`last` moved them).
     @Test func anUnchangedRowThatMovedTakesItsWarningsAlong() throws {
@@ -325,22 +299,35 @@ import VinyardKit
         #expect(dates == ["2024-01-05T10:00:00.123Z"], "\(dates)")
     }
 
-    /// Re-importing a file with rows added above 5,000 repeats of one VIN: every repeat's entry
-    /// is replaced, not added again (and, found by review, the lookup no longer walks all the
-    /// key's entries for each repeat).
-    @Test(arguments: ["last", "first"])
-    func manyRepeatsOfOneKeyThatMovedAreReplacedOnce(policy: String) throws {
+    /// Third review: an object naming what the record names already (`reefer` beside the truck's
+    /// make, a trailer `body`) is another thing's; a Spring page and an OData answer larger than
+    /// the look-ahead window are read.
+    @Test func thirdReviewOfTheJSONShapes() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let input = dir.appendingPathComponent("log.csv")
-        let body = (0..<2000).map { "1FTFW1E57KFA14352,Ford,\($0)\n" }.joined()
-        let db = dir.appendingPathComponent("log.db").path
-        try Data("vin,make,odometer_km\n\(body)".utf8).write(to: input)
-        #expect(try runVinyard(["import", input.path, "--db", db, "--on-duplicate", policy, "-q"]).status == 0)
-        try Data("vin,make,odometer_km\n1HGCV1F52MA000123,Honda,5\n\(body)".utf8).write(to: input)
-        let r = try runVinyard(["import", input.path, "--db", db, "--on-duplicate", policy, "-q"], timeout: 120)
-        #expect(r.status == 0 && !r.timedOut, "\(r.stderr)")
-        let entries = try Review12Tests.rows(db, "duplicates", columns: "line")
-        #expect(entries.count == 1999 && Set(entries).count == 1999, "\(entries.count)")
+        let reefer = dir.appendingPathComponent("reefer.json")
+        try Data(
+            #"[{"vin": "1FTFW1E58KFA00010", "make": "Ford", "reefer": {"make": "Thermo King", "model": "T-1200R"}}, {"vin": "1FTFW1E57KFA14352", "make": "Ford", "body": {"make": "Schmitz", "model": "S.KO"}}]"#
+                .utf8
+        ).write(to: reefer)
+        let db = dir.appendingPathComponent("r.db").path
+        let r = try runVinyard(["import", reefer.path, "--db", db, "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let rows = try Review12Tests.rows(db, "vehicles", columns: "vin,make,model,body_class")
+        #expect(rows == ["1FTFW1E57KFA14352,Ford,,", "1FTFW1E58KFA00010,Ford,,"], "\(rows)")
+
+        let spring = dir.appendingPathComponent("spring.json")
+        try Data(#"{"content": [{"vin": "1FTFW1E57KFA14352"}], "pageable": {"pageNumber": 0}, "sort": {"sorted": false}, "totalElements": 1}"#.utf8)
+            .write(to: spring)
+        let sp = try runVinyard(["validate", spring.path, "--report", "json"])
+        let springRead = try ParsedReport(sp).int("read")
+        #expect(sp.status == 0 && springRead == 1, "\(sp.stderr)")
+
+        let odata = dir.appendingPathComponent("odata.json")
+        let records = (0..<15_000).map { #"{"vin": "1FTFW1E57KFA14352", "make": "Ford", "notes": "\#($0) \#(String(repeating: "x", count: 80))"}"# }
+        try Data(#"{"@odata.context": "https://x/$metadata", "value": [\#(records.joined(separator: ","))]}"#.utf8).write(to: odata)
+        let od = try runVinyard(["validate", odata.path, "--report", "json"])
+        let odataRead = try ParsedReport(od).int("read")
+        #expect(od.status == 0 && odataRead == 15_000, "\(od.stderr)")
     }
 }

@@ -252,6 +252,9 @@ public final class JSONReader: RecordReader {
             // Too large, or not well-formed: find the first member whose value is an array.
             var k = i + 1
             var memberIndex = 0
+            // Whether every member so far was a scalar or metadata: a list key may follow them
+            // (OData's `value` after `@odata.context` in a file past the window; found by review).
+            var onlyMetadata = true
             while true {
                 skipSpace(&k)
                 guard k < p.count, p[k] == UInt8(ascii: "\"") else { return nil }
@@ -266,13 +269,16 @@ public final class JSONReader: RecordReader {
                 // A record (a VIN among its first members) with a large list of its own.
                 if Self.isVINName(key) { return nil }
                 if p[k] == UInt8(ascii: "[") {
-                    guard memberIndex == 0 || Self.knownWrapperKeys.contains(key.lowercased()) else { return nil }
+                    guard memberIndex == 0 || Self.knownWrapperKeys.contains(key.lowercased())
+                        || (onlyMetadata && !inArray && Self.listKeys.contains(key.lowercased()))
+                    else { return nil }
                     if case .needMore = outcome { return key }  // too large to be one record: a wrapper
                     return Self.looksLikeWrapper(
                         p, object: i, array: k, inArray: inArray, paged: Self.knownWrapperKeys.contains(key.lowercased())) ? key : nil
                 }
                 var member = JSONParser(encoding: encoding)
-                guard case .value(_, let valueEnd) = member.parse(p, from: k, final: eof) else { return nil }
+                guard case .value(let value, let valueEnd) = member.parse(p, from: k, final: eof) else { return nil }
+                if !(Self.isScalar(value) || Self.isEnvelopeMetadata(key)) { onlyMetadata = false }
                 k = valueEnd
                 skipSpace(&k)
                 guard k < p.count, p[k] == UInt8(ascii: ",") else { return nil }
@@ -370,6 +376,8 @@ public final class JSONReader: RecordReader {
         "errors", "error", "warnings", "extensions", "meta", "metadata", "links", "included", "status", "statuscode",
         "code", "message", "messages", "success", "ok", "took", "timed_out", "page", "paging", "pagination", "cursor",
         "next", "previous", "total", "count", "totalcount", "requestid", "timestamp", "version", "apiversion", "jsonrpc",
+        // Spring's page: `{"content": [...], "pageable": {…}, "sort": {…}, "totalElements": 2, …}`.
+        "pageable", "sort", "totalelements", "totalpages", "numberofelements", "first", "last", "empty", "size", "number",
     ].map(Schema.fold))
 
     /// Moves past `{` and the members before the envelope's to its object's `{`.
@@ -594,7 +602,8 @@ public final class JSONReader: RecordReader {
         if output.isEmpty || output.hasPrefix("-") { output = "records" + output }
         // Never the input itself: `jq '.locations' locations.json > locations.json` emptied it.
         let inputBase = inputName.split(separator: "/").last.map(String.init) ?? inputName
-        output += output + ".json" == inputBase ? "-extracted.json" : ".json"
+        let plainBase = inputBase.lowercased().hasSuffix(".gz") ? String(inputBase.dropLast(3)) : inputBase
+        output += output + ".json" == inputBase || output + ".json" == plainBase ? "-extracted.json" : ".json"
         let filter = "'" + path.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
         // jq reads no gzip.
         let gzip = inputName.lowercased().hasSuffix(".gz") && inputName != "-"

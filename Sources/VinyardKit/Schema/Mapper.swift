@@ -395,6 +395,18 @@ public final class Mapper {
         let resource = fields.contains { f in
             if case .object = f.value { f.name == "attributes" } else { false }
         } && fields.contains { $0.name == "id" }
+        // The vehicle-naming fields (VIN, make, model, …) the record gives at its top level.
+        var topIdentity = Set<Int>()
+        for field in fields {
+            switch field.value {
+            case .string(let text) where !text.isEmpty: break
+            case .number, .bool: break
+            default: continue
+            }
+            for slot in slots(for: field.name) {
+                if case .assign(let f, _, _, _) = slot.kind, Self.identityFields.contains(schema.fields[f].name) { topIdentity.insert(f) }
+            }
+        }
         for var field in fields {
             if resource, field.name == "type", case .string = field.value, !isFieldValue(field.value, named: "type") {
                 out.append(RawField("resource.type", field.value))
@@ -488,7 +500,14 @@ public final class Mapper {
             let own = Self.recordOwnObjects.contains(Schema.fold(field.name)) || field.name == "_source"
             // An object that stands for another thing (a telematics `gateway`, a `trailer`, the
             // `driver`): the members that name a vehicle are that thing's, not the record's.
-            let related = !own && isRelatedObject(field.name)
+            // So is any object with a member naming what the record names already (`"reefer":
+            // {"make": "Thermo King", "model": …}` beside the truck's `make`; found by review).
+            let related = !own && (isRelatedObject(field.name) || members.contains { member in
+                slots(for: member.name).contains { slot in
+                    guard case .assign(let f, _, _, _) = slot.kind, Self.identityFields.contains(schema.fields[f].name) else { return false }
+                    return topIdentity.contains(f)
+                }
+            })
             var parts = Self.withUnitApplied(members)
             // The record's own object holds objects of its own (Elasticsearch's `_source`, a
             // GraphQL `node`, JSON:API `attributes` with `"location": {"lat", "lon"}` or an
@@ -539,7 +558,15 @@ public final class Mapper {
                 }
             }
             guard !named.isEmpty else {
-                out.append(field)
+                // Another thing's object under a field's key (`"body": {"make": "Schmitz", …}`,
+                // a trailer body's maker): its members by their paths, not the object as the
+                // field's value (a `field.type` reject).
+                if related, !others.isEmpty {
+                    out += others
+                    changed = true
+                } else {
+                    out.append(field)
+                }
                 continue
             }
             changed = true
@@ -583,8 +610,9 @@ public final class Mapper {
     }
 
     static let relatedObjectWords = [
-        "gateway", "device", "tracker", "sensor", "camera", "dashcam", "modem", "obd", "trailer", "tractor",
-        "engine", "motor", "tire", "tyre", "battery", "gearbox", "driver", "owner", "operator", "dealer", "seller",
+        "gateway", "device", "tracker", "sensor", "camera", "dashcam", "modem", "obd", "telematic", "hardware", "trailer",
+        "tractor", "reefer", "refrigera", "crane", "liftgate", "upfit",
+        "engine", "tire", "tyre", "battery", "gearbox", "driver", "owner", "operator", "dealer", "seller",
         "buyer", "customer", "lessee", "lessor", "insur", "parent", "replac", "previous", "towed", "towing",
     ]
 

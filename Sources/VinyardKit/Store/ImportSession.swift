@@ -116,22 +116,8 @@ public final class ImportSession {
     private let deleteRepeatedFinding: Statement
     private let insertDuplicate: Statement
     private let deleteDuplicate: Statement
-    /// Whether `duplicates` held entries when the run began (else no entry of an earlier run
-    /// can have moved).
-    private let hadDuplicates: Bool
     /// Per table: moves a stored row's own findings with the row (prepared at the first use).
     private var moveFindings: [String: Statement] = [:]
-    /// An earlier run's entry for the same record at another line (prepared at the first use).
-    private var selectMovedDuplicate: Statement?
-    private var selectMovedDuplicateAt: Statement?
-    /// Per table, key and input: walks for a moved entry that found none.
-    private var movedMisses: [String: Int] = [:]
-    static let maxMovedMisses = 32
-    /// Per input: how far its lines moved since an earlier run, as the last moved entry showed.
-    private var lineShift: [String: Int] = [:]
-    /// Per table, key and input met as a duplicate: whether earlier runs left entries for it.
-    private var earlierEntries: [String: Bool] = [:]
-    private var probeEarlierEntries: Statement?
     private let insertReject: Statement
     /// Queues a replaced row's `duplicates` entry for its raw fields (see ``awaitRawFields(_:)``);
     /// prepared at the first.
@@ -200,7 +186,6 @@ public final class ImportSession {
             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """, persistent: true)
         try insertReject.bind(runID, at: 1)
-        hadDuplicates = try connection.scalarInt("SELECT EXISTS(SELECT 1 FROM duplicates)") == 1
         deleteEarlierReject = try connection.scalarInt("SELECT EXISTS(SELECT 1 FROM rejects)") == 1
             ? try connection.prepare(
                 // The same record of the same input, at whatever line: rejected again at another
@@ -874,9 +859,6 @@ public final class ImportSession {
             try statement.step()
             statement.reset()
         }
-        if connection.changes == 0, hadDuplicates, try hasEarlierEntries(table: table, key: key, input: input) {
-            try removeMoved(table: table, key: key, input: input, line: line, action: action, raw: raw)
-        }
     }
 
     /// Moves the findings at a stored row's place (its `_input`, `_line`, `_element`) to
@@ -906,99 +888,6 @@ public final class ImportSession {
         try statement.bind(rowID, at: 6)
         try statement.bind(runID, at: 7)
         try statement.step()
-    }
-
-    /// Whether earlier runs left `duplicates` entries for `key` from `input`: asked once per key
-    /// and input in a run, when none of this run's entries for it exist yet (the lookup of a
-    /// moved entry walks all the key's entries; a database with any entry made a first import
-    /// quadratic in a key's repeats again; found by review).
-    private func hasEarlierEntries(table: String, key: String, input: String?) throws(StoreError) -> Bool {
-        let id = table + "\u{0}" + key + "\u{0}" + (input ?? "\u{1}")
-        if let known = earlierEntries[id] { return known }
-        if probeEarlierEntries == nil {
-            probeEarlierEntries = try connection.prepare(
-                "SELECT EXISTS(SELECT 1 FROM duplicates WHERE table_name=?1 AND key=?2 AND input IS ?3 AND run_id<>?4)",
-                persistent: true)
-        }
-        guard let probe = probeEarlierEntries else { return true }
-        probe.reset()
-        defer { probe.reset() }
-        try probe.bind(table, at: 1)
-        try probe.bind(key, at: 2)
-        try probe.bind(input, at: 3)
-        try probe.bind(runID, at: 4)
-        let found = try probe.step() && probe.int64(0) == 1
-        earlierEntries[id] = found
-        return found
-    }
-
-    /// The same record of the same input seen again at another line (rows added or removed above
-    /// it since): an earlier run's entry for it goes, one per record, and for a dropped or merged
-    /// record the conflict findings at that entry's line too. They piled up, a copy per run, each
-    /// naming a line that now holds another record (found by audit).
-    ///
-    /// Not when the run began with no entries at all, and the first entry found (no sort):
-    /// looking for the latest made a first import quadratic in the repeats of one key (5,000 rows
-    /// of one VIN took 18 s; found by review). (Earlier runs are told by `run_id`, not by id:
-    /// ids are reused once the table has been emptied.)
-    private func removeMoved(
-        table: String, key: String, input: String?, line: Int?, action: String, raw: String
-    ) throws(StoreError) {
-        if selectMovedDuplicate == nil {
-            // `?7`: the line to look at first, or NULL for any.
-            selectMovedDuplicate = try connection.prepare(
-                """
-                SELECT id, line FROM duplicates WHERE table_name=?1 AND key=?2 AND input IS ?3 AND action=?4
-                AND coalesce(stored, raw)=?5 AND run_id<>?6 LIMIT 1
-                """, persistent: true)
-            selectMovedDuplicateAt = try connection.prepare(
-                """
-                SELECT id, line FROM duplicates WHERE table_name=?1 AND key=?2 AND input IS ?3 AND line=?7 AND action=?4
-                AND coalesce(stored, raw)=?5 AND run_id<>?6 LIMIT 1
-                """, persistent: true)
-        }
-        // Rows added or removed above shift every later line alike: the entry is first looked
-        // for at the line the last moved one came from, by the index (a walk of all the key's
-        // entries for each of 5,000 repeats of one VIN took 32 s).
-        // The walk of all the key's entries, which finds nothing when this run already took the
-        // entry (under `last` the record that becomes the row takes its own), is given up for a
-        // key after `maxMovedMisses` such walks: then only the shifted line is looked at.
-        let shiftKey = input ?? ""
-        let keyID = table + "\u{0}" + key + "\u{0}" + (input ?? "\u{1}")
-        var candidates: [Statement] = []
-        if let shift = lineShift[shiftKey], let line, let at = selectMovedDuplicateAt {
-            try at.bind(Int64(line - shift), at: 7)
-            candidates.append(at)
-        }
-        let misses = movedMisses[keyID] ?? 0
-        if misses < Self.maxMovedMisses, let any = selectMovedDuplicate { candidates.append(any) }
-        var found: (id: Int64, line: Int?)?
-        for select in candidates where found == nil {
-            select.reset()
-            try select.bind(table, at: 1)
-            try select.bind(key, at: 2)
-            try select.bind(input, at: 3)
-            try select.bind(action, at: 4)
-            try select.bind(raw, at: 5)
-            try select.bind(runID, at: 6)
-            if try select.step() { found = (select.int64(0), select.isNull(1) ? nil : Int(select.int64(1))) }
-            select.reset()
-        }
-        guard let (id, earlierLine) = found else {
-            if misses < Self.maxMovedMisses { movedMisses[keyID] = misses + 1 }
-            return
-        }
-        if let line, let earlierLine { lineShift[shiftKey] = line - earlierLine }
-        try connection.execute("DELETE FROM duplicates WHERE id=\(id)")
-        // A replaced row's conflicts are at the line of the record that replaced it, not the entry's.
-        guard action != "replaced", earlierLine != line else { return }
-        deleteConflictFindings.reset()
-        try deleteConflictFindings.bind(table, at: 1)
-        try deleteConflictFindings.bind(key, at: 2)
-        try deleteConflictFindings.bind(input, at: 3)
-        try deleteConflictFindings.bind(earlierLine, at: 4)
-        try deleteConflictFindings.step()
-        deleteConflictFindings.reset()
     }
 
     /// - Parameter stored: a replaced row's stored values (as JSON), which identify its entry when a
