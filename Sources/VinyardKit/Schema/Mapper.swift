@@ -395,17 +395,25 @@ public final class Mapper {
         let resource = fields.contains { f in
             if case .object = f.value { f.name == "attributes" } else { false }
         } && fields.contains { $0.name == "id" }
-        // The vehicle-naming fields (VIN, make, model, …) the record gives at its top level.
-        var topIdentity = Set<Int>()
-        for field in fields {
-            switch field.value {
-            case .string(let text) where !text.isEmpty: break
-            case .number, .bool: break
-            default: continue
+        // The vehicle-naming fields (VIN, make, model, …) the record gives at its top level,
+        // worked out only for an object with such a member (most objects are positions and
+        // readings: this cost 16k instructions a record when done for every one).
+        var topIdentityCache: Set<Int>?
+        func topIdentity() -> Set<Int> {
+            if let topIdentityCache { return topIdentityCache }
+            var found = Set<Int>()
+            for field in fields {
+                switch field.value {
+                case .string(let text) where !text.isEmpty: break
+                case .number, .bool: break
+                default: continue
+                }
+                for slot in slots(for: field.name) {
+                    if case .assign(let f, _, _, _) = slot.kind, identityField[f] { found.insert(f) }
+                }
             }
-            for slot in slots(for: field.name) {
-                if case .assign(let f, _, _, _) = slot.kind, Self.identityFields.contains(schema.fields[f].name) { topIdentity.insert(f) }
-            }
+            topIdentityCache = found
+            return found
         }
         for var field in fields {
             if resource, field.name == "type", case .string = field.value, !isFieldValue(field.value, named: "type") {
@@ -504,8 +512,8 @@ public final class Mapper {
             // {"make": "Thermo King", "model": …}` beside the truck's `make`; found by review).
             let related = !own && (isRelatedObject(field.name) || members.contains { member in
                 slots(for: member.name).contains { slot in
-                    guard case .assign(let f, _, _, _) = slot.kind, Self.identityFields.contains(schema.fields[f].name) else { return false }
-                    return topIdentity.contains(f)
+                    guard case .assign(let f, _, _, _) = slot.kind, identityField[f] else { return false }
+                    return topIdentity().contains(f)
                 }
             })
             var parts = Self.withUnitApplied(members)
@@ -584,9 +592,12 @@ public final class Mapper {
     private func assignsIdentity(_ slots: [Slot]) -> Bool {
         slots.contains { slot in
             guard case .assign(let f, _, _, _) = slot.kind else { return false }
-            return Self.identityFields.contains(schema.fields[f].name)
+            return identityField[f]
         }
     }
+
+    /// Per schema field: whether it names a vehicle (``identityFields``).
+    private lazy var identityField: [Bool] = schema.fields.map { Self.identityFields.contains($0.name) }
 
     static let identityFields: Set<String> = ["vin", "make", "model", "model_year", "trim", "body_class", "license_plate"]
 
