@@ -256,16 +256,7 @@ public final class JSONReader: RecordReader {
             // (OData's `value` after `@odata.context` in a file past the window; found by review).
             var onlyMetadata = true
             while true {
-                skipSpace(&k)
-                guard k < p.count, p[k] == UInt8(ascii: "\"") else { return nil }
-                var probe = JSONParser(maxDepth: 2, encoding: encoding)
-                guard case .value(.string(let key), let keyEnd) = probe.parse(p, from: k, final: true) else { return nil }
-                k = keyEnd
-                skipSpace(&k)
-                guard k < p.count, p[k] == UInt8(ascii: ":") else { return nil }
-                k += 1
-                skipSpace(&k)
-                guard k < p.count else { return nil }
+                guard let key = Self.memberKey(p, at: &k, encoding: encoding) else { return nil }
                 // A record (a VIN among its first members) with a large list of its own.
                 if Self.isVINName(key) { return nil }
                 if p[k] == UInt8(ascii: "[") {
@@ -288,6 +279,24 @@ public final class JSONReader: RecordReader {
         }
         if several.count > 1 { throw severalRecordArrays(several, at: from) }
         return key
+    }
+
+    /// Reads an object member's `"key" :` from `k` (white space around it skipped) and leaves `k`
+    /// at its value; nil when the bytes there are no such thing or the value is not buffered.
+    static func memberKey(_ p: UnsafeBufferPointer<UInt8>, at k: inout Int, encoding: TextEncoding) -> String? {
+        func skipSpace() {
+            while k < p.count, p[k] == 0x20 || p[k] == 0x0A || p[k] == 0x0D || p[k] == 0x09 { k += 1 }
+        }
+        skipSpace()
+        guard k < p.count, p[k] == UInt8(ascii: "\"") else { return nil }
+        var probe = JSONParser(maxDepth: 2, encoding: encoding)
+        guard case .value(.string(let key), let keyEnd) = probe.parse(p, from: k, final: true) else { return nil }
+        k = keyEnd
+        skipSpace()
+        guard k < p.count, p[k] == UInt8(ascii: ":") else { return nil }
+        k += 1
+        skipSpace()
+        return k < p.count ? key : nil
     }
 
     /// Keys of an envelope: an object member holding the wrapping object of the records
@@ -320,16 +329,7 @@ public final class JSONReader: RecordReader {
             let jsonRPC = end - k >= needle.count
                 && (k...(end - needle.count)).contains { j in needle.indices.allSatisfy { p[j + $0] == needle[$0] } }
             while true {
-                skipSpace(&k)
-                guard k < p.count, p[k] == UInt8(ascii: "\"") else { return nil }
-                var probe = JSONParser(maxDepth: 2, encoding: encoding)
-                guard case .value(.string(let key), let keyEnd) = probe.parse(p, from: k, final: true) else { return nil }
-                k = keyEnd
-                skipSpace(&k)
-                guard k < p.count, p[k] == UInt8(ascii: ":") else { return nil }
-                k += 1
-                skipSpace(&k)
-                guard k < p.count else { return nil }
+                guard let key = Self.memberKey(p, at: &k, encoding: encoding) else { return nil }
                 if found == nil, p[k] == UInt8(ascii: "{"), Self.envelopeKeys.contains(key.lowercased()) {
                     found = (key, k)
                 } else if Self.isRecordField(key), !Self.isEnvelopeMetadata(key), !(key == "id" && jsonRPC) {
