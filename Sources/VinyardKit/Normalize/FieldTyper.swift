@@ -481,13 +481,13 @@ final class FieldTyper {
     /// the value is kept exactly (`1e18`, `9007199254740992.00`) or written in scientific
     /// notation past 2^53 (an approximation by its writing). Called for 0 and past 2^53 only.
     private func lostDigits(_ d: Double, _ text: String) -> Finding? {
+        if d == 0 {
+            return ValueParser.underflowed(d, text) ? finding(.fieldType, text, "is too small to keep (it would be 0); check the value") : nil
+        }
         let mantissa = text.prefix { $0 != "e" && $0 != "E" }
         var digits = String(mantissa.filter { ("0"..."9").contains($0) })
         while digits.hasPrefix("0") { digits.removeFirst() }
         while digits.hasSuffix("0") { digits.removeLast() }
-        if d == 0 {
-            return digits.isEmpty ? nil : finding(.fieldType, text, "is too small to keep (it would be 0); check the value")
-        }
         guard mantissa.count == text.count else { return nil }
         // Kept when written as the double's exact value or as its shortest digits (how exports
         // write it: `100000000000000000000` for 1e20, past 2^64 where no UInt64 holds it).

@@ -94,6 +94,13 @@ public enum ValueParser {
 
     // MARK: Numbers
 
+    /// True for a nonzero number written below a double's range (`1e-400`), which parses as 0:
+    /// a nonzero digit in the text before its exponent.
+    static func underflowed(_ value: Double, _ text: String) -> Bool {
+        guard value == 0 else { return false }
+        return text.prefix { $0 != "e" && $0 != "E" }.contains { ("1"..."9").contains($0) }
+    }
+
     /// Parses a decimal number written as text: optional sign, digits, one decimal separator,
     /// thousands groups of three (`1,234,567`, `1.234.567`, `1 234 567`, `1'234'567`), an exponent
     /// (without groups). Not `NaN`, not `inf`, not hex.

@@ -53,10 +53,7 @@ public enum CoordinateValidator {
 
     /// A nonzero number written below a double's range (`1e-400`), parsed as 0: it was stored as
     /// 0 with no finding (found by audit); it is no coordinate.
-    static func underflowed(_ value: Double, _ text: String) -> Bool {
-        guard value == 0 else { return false }
-        return text.prefix { $0 != "e" && $0 != "E" }.contains { ("1"..."9").contains($0) }
-    }
+    static func underflowed(_ value: Double, _ text: String) -> Bool { ValueParser.underflowed(value, text) }
 
     /// One coordinate as written (`text`) and as parsed (`value`, nil when it is not a number).
     public struct CoordinateInput: Sendable, Hashable {
