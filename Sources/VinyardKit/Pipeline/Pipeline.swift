@@ -415,8 +415,7 @@ public final class Pipeline {
                         // saved one per line) names no source; its records are one `jq` away.
                         if reader.format == .jsonl, var failure = error as? VinyardError,
                             let wrapper = raw.fields.first(where: {
-                                (JSONReader.knownWrapperKeys.contains($0.name.lowercased()) || JSONReader.listKeys.contains($0.name.lowercased()))
-                                    && JSONReader.holdsObjects($0.value)
+                                JSONReader.namesRecordArray($0.name) && JSONReader.holdsObjects($0.value)
                             })?.name
                         {
                             failure.message +=

@@ -95,7 +95,7 @@ public final class JSONReader: RecordReader {
             } else if let (envelope, inner) = envelopeAt(buffer.start),
                 let key = try wrapperKeyAt(skippingWhitespaceFrom: inner, inArray: false),
                 // Only a known wrapper key inside: `{"id": 1, "data": {"options": [{…}]}}` is a record.
-                Self.knownWrapperKeys.contains(key.lowercased()) || Self.listKeys.contains(key.lowercased())
+                Self.namesRecordArray(key)
             {
                 envelopeKey = envelope
                 wrapperKey = key
@@ -159,6 +159,12 @@ public final class JSONReader: RecordReader {
     /// vehicles. Beside a record's fields they are its own list (`"equipment": [{…}]`), and they
     /// name no page of a paged array (found by review).
     static let listKeys: Set<String> = ["value", "content", "hits", "docs", "assets", "units", "equipment", "entries"]
+
+    /// Whether `key` is one a record array goes by (``knownWrapperKeys`` or ``listKeys``).
+    static func namesRecordArray(_ key: String) -> Bool {
+        let lowered = key.lowercased()
+        return knownWrapperKeys.contains(lowered) || listKeys.contains(lowered)
+    }
 
     /// The key of the record array in an object's members, or nil: the first member when it is
     /// an array of objects (not empty, unless its key is a known wrapper key) and the other
