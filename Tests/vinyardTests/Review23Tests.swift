@@ -185,6 +185,7 @@ import VinyardKit
         let n = try runVinyard(["validate", named.path])
         #expect(n.status == 64)
         #expect(n.stderr.contains("the header looks like JSON: if the file is JSON, add --input-format json"), "\(n.stderr)")
+        #expect(!n.stderr.contains("a title or a note above the table"), "\(n.stderr)")
     }
 
     /// Real API shapes (audit of JSON from fleet systems): each was refused (exit 64), or every

@@ -201,7 +201,7 @@ public final class Pipeline {
                 guard let (again, found) = try readBelowPreamble(path, accept: { try? detector.detect(keys: $0, wrapper: nil, inputName: path) })
                 else {
                     // (Not for JSON under a CSV name, which the detector's hint names.)
-                    if !error.message.contains("the header looks like JSON") {
+                    if !SourceDetector.looksLikeJSON(header) {
                         error.message += "; if the first line is a title or a note above the table, remove it: the header (VIN, Make, …) must be the first line"
                     }
                     throw error

@@ -147,6 +147,13 @@ public struct SourceDetector: Sendable {
         return d.anyGroups.allSatisfy { group in group.any.filter(present).count >= group.anyCount }
     }
 
+    /// Whether a CSV header opens like JSON (`[{"vin": …`, `{"vehicles": …`): a JSON file read as
+    /// CSV because its name said so.
+    public static func looksLikeJSON(_ header: [String]) -> Bool {
+        let first = header.first.map(ValueParser.trimmed) ?? ""
+        return first.hasPrefix("[") || first.hasPrefix("{\"")
+    }
+
     /// Detects the mapping for an input.
     /// - Parameters:
     ///   - keys: the CSV header names or the first JSON record's keys.
@@ -167,9 +174,7 @@ public struct SourceDetector: Sendable {
             }.joined(separator: ", ") + (keys.count > 12 ? ", ..." : "")
             // A CSV header that opens like JSON (`[{"vin": …`, `{"vehicles": …`): a JSON file under
             // a CSV name (`fleet.csv.gz` holding JSON); the file name decides the format.
-            let first = keys.first.map(ValueParser.trimmed) ?? ""
-            let json = first.hasPrefix("[") || first.hasPrefix("{\"")
-            let hint = json ? "; the header looks like JSON: if the file is JSON, add --input-format json (or jsonl)" : ""
+            let hint = Self.looksLikeJSON(keys) ? "; the header looks like JSON: if the file is JSON, add --input-format json (or jsonl)" : ""
             throw VinyardError(
                 .usage,
                 "\(inputName): cannot tell the source from its keys (\(shown.isEmpty ? "none" : shown)); expected \(expectations()); name one with --source NAME\(hint)"
