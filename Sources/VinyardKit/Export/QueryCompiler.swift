@@ -38,16 +38,6 @@ extension ExportTable {
             // nothing with `~` and compared wrongly with `<`, `>` (`=` and `in` normalize anyway).
             let values = condition.values.map(FieldTyper.composed)
             let value = values.first ?? ""
-            // `=` and `!=` with a date-time (with a time) on a date-time field: the instant it stands for.
-            let instant =
-                matcher?.isDateTime == true
-                ? ValueParser.parseDateTime(ValueParser.trimmed(value)).flatMap { $0.utf8.count > 10 ? $0 : nil } : nil
-            // `=` and `!=` with a year or a month on a date field: the period, as `>=` and `<=`
-            // read it (`=2019-03` found only values stored as `2019-03`, not `2019-03-15`;
-            // `=2019` found nothing).
-            let period: String? =
-                matcher?.isDate == true && matcher?.isDateTime == false
-                ? matcher?.rangeBound(value).flatMap { [4, 7].contains($0.utf8.count) ? $0 : nil } : nil
             if column.kind == .array, let term = try listTerm(c, condition: condition, bind: { value in
                 arguments.append(.text(Connection.caseless(value)))
                 return "?\(arguments.count)"
@@ -55,23 +45,28 @@ extension ExportTable {
                 terms.append(term)
                 continue
             }
+            // `=`, `!=` and `in` on a date or date-time field: each value is the period or instant
+            // it names, as `<` and `>` read it (`in 2019` matched only a value stored as `2019`;
+            // `=2019` on a date-time field found nothing; `=notadate` silently found nothing).
+            func dateMatch(_ value: String) throws -> String {
+                guard let matcher else { return "" }
+                return try Self.dateMatch(c, name: column.name, value, matcher: matcher, condition: condition) { bound in
+                    arguments.append(.text(bound))
+                    return "?\(arguments.count)"
+                }
+            }
             switch condition.op {
             case .equal where value.isEmpty:
                 terms.append("(\(c) IS NULL OR \(c) = '')")
             case .notEqual where value.isEmpty:
                 terms.append("(\(c) IS NOT NULL AND \(c) <> '')")
-            case .equal where instant != nil, .notEqual where instant != nil:
-                // Compared as `<` and `>` compare it: `=2024-06-30T15:15:00Z` found no
-                // `2024-06-30T08:15:00-07:00`, which `>=` and `<=` both found.
-                arguments.append(.text(instant ?? value))
-                terms.append("julianday(\(c)) \(condition.op == .equal ? "=" : "IS NOT") julianday(?\(arguments.count))")
-            case .equal where period != nil, .notEqual where period != nil:
-                let start = period ?? value
-                arguments.append(.text(start))
-                let from = arguments.count
-                arguments.append(.text(Self.nextPeriod(start) ?? start))
-                let within = "(\(c) >= ?\(from) AND \(c) < ?\(arguments.count))"
-                terms.append(condition.op == .equal ? within : "(\(c) IS NULL OR NOT \(within))")
+            case .equal where matcher?.isDate == true:
+                terms.append(try dateMatch(value))
+            case .notEqual where matcher?.isDate == true:
+                terms.append("(\(c) IS NULL OR NOT \(try dateMatch(value)))")
+            case .in where matcher?.isDate == true:
+                let terms2 = try values.filter { !$0.isEmpty }.map(dateMatch)
+                terms.append(Self.orMissing(c, "(" + terms2.joined(separator: " OR ") + ")", condition))
             case .equal where matcher != nil:
                 terms.append("vinyard_fold(\(c)) = \(folded(value))")
             case .notEqual where matcher != nil:
@@ -93,7 +88,7 @@ extension ExportTable {
                     guard let date = matcher.rangeBound(value) else {
                         throw VinyardError(
                             .usage,
-                            "--where \(condition.field) \(condition.op.rawValue) '\(value)': \(column.name) is a date field; "
+                            "--where \(condition.field) \(condition.op.rawValue) '\(value)': \(column.name) is a date\(matcher.isDateTime ? "-time" : "") field; "
                                 + "compare it with a date such as 2019, 2019-03 or 2019-03-15"
                                 + (matcher.isDateTime ? " (or a date-time such as 2024-06-30T12:00:00Z)" : ""))
                     }
@@ -123,6 +118,34 @@ extension ExportTable {
             }
         }
         return (terms, arguments)
+    }
+
+    /// The term matching one `=` value on a date or date-time field: the period a year, month
+    /// (or, on a date-time field, a day) names, the instant a date-time names, the date a date
+    /// field stores. A value that is no date is a usage error.
+    private static func dateMatch(
+        _ c: String, name: String, _ value: String, matcher: TextMatcher, condition: Condition, bind: (String) -> String
+    ) throws -> String {
+        let trimmed = ValueParser.trimmed(value)
+        if matcher.isDateTime, let instant = ValueParser.parseDateTime(trimmed), instant.utf8.count > 10 {
+            return "julianday(\(c)) = julianday(\(bind(instant)))"
+        }
+        guard let bound = matcher.rangeBound(trimmed) else {
+            throw VinyardError(
+                .usage,
+                "--where \(condition.field) \(condition.op.rawValue) '\(value)': \(name) is a "
+                    + (matcher.isDateTime ? "date-time field; compare it with a date such as 2019, 2019-03 or 2019-03-15, or a date-time such as 2024-06-30T12:00:00Z"
+                        : "date field; compare it with a date such as 2019, 2019-03 or 2019-03-15"))
+        }
+        let n = bound.utf8.count
+        if matcher.isDateTime {
+            guard n == 4 || n == 7 || n == 10 else { return "julianday(\(c)) = julianday(\(bind(bound)))" }
+            let start = periodBound(.greaterOrEqual, bound, dateTime: true).1
+            let end = periodBound(.greater, bound, dateTime: true).1
+            return "(julianday(\(c)) >= julianday(\(bind(start))) AND julianday(\(c)) < julianday(\(bind(end))))"
+        }
+        guard n == 4 || n == 7, let next = nextPeriod(bound) else { return "\(c) = \(bind(bound))" }
+        return "(\(c) >= \(bind(bound)) AND \(c) < \(bind(next)))"
     }
 
     /// An `in` list with an empty value (`make in '',BMW`) also matches a missing value, as `make=''`

@@ -24,6 +24,17 @@ public enum StagedOutputs {
         return directory.appendingPathComponent(".vinyard-\(getpid())-\(url.lastPathComponent)").path
     }
 
+    /// Moves a complete staging file to `path` (`rename`), first giving it the permissions of the
+    /// file it replaces: a file the user had made private (mode 600) became readable by all (644,
+    /// the staging file's). Returns `rename`'s result (errno set on failure).
+    public static func moveIntoPlace(_ staging: String, _ path: String) -> Int32 {
+        var info = stat()
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
+            _ = chmod(staging, info.st_mode & 0o7777)
+        }
+        return rename(staging, path)
+    }
+
     public static func register(_ path: String) { _ = staged.withLock { $0.insert(path) } }
     public static func unregister(_ path: String) { _ = staged.withLock { $0.remove(path) } }
 
@@ -65,7 +76,7 @@ public final class StagedFileSink: ByteSink {
         guard let staging, !committed else { return }
         committed = true
         defer { StagedOutputs.unregister(staging) }
-        guard rename(staging, path) == 0 else {
+        guard StagedOutputs.moveIntoPlace(staging, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(staging)
             throw VinyardError(.io, "\(path): cannot move the output into place: \(reason)")

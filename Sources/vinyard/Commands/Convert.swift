@@ -76,7 +76,7 @@ struct Convert: ParsableCommand {
             } else if let f = OutputFormat(fileName: output) {
                 outputFormat = f
             } else {
-                throw VinyardError(.usage, "cannot tell the output format from '\(output)'; pass --format csv|json|jsonl")
+                throw VinyardError(.usage, "cannot tell the output format from '\(output)'; pass --format csv|tsv|json|jsonl")
             }
             let options = try input.readOptions()
             // The output is written beside its place and moved there whole when the run succeeds:
@@ -89,7 +89,7 @@ struct Convert: ParsableCommand {
                     StagedOutputs.unregister(staging)
                 }
                 try convert(path: path, options: options, outputFormat: outputFormat, to: staging)
-                guard rename(staging, output) == 0 else {
+                guard StagedOutputs.moveIntoPlace(staging, output) == 0 else {
                     throw VinyardError(.io, "\(output): cannot move the converted output into place: \(String(cString: strerror(errno)))")
                 }
             } else {
