@@ -257,7 +257,8 @@ let allSamples = [
         #expect(r.status == 1)
         let text = try String(contentsOfFile: csv, encoding: .utf8)
         let header = try #require(text.split(separator: "\n").first)
-        #expect(header.hasSuffix("_input,_line,_findings,_extra"))
+        // Written as the sample is: `;`.
+        #expect(header.hasSuffix("_input;_line;_findings;_extra"))
         #expect(text.contains("1FTFW1ES7KFA14352"))
         #expect(text.contains("vin.check_digit"))
         let jsonl = dir.appendingPathComponent("rejects.jsonl").path

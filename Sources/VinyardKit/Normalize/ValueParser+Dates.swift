@@ -50,6 +50,22 @@ public struct DatePattern: Sendable, Hashable {
         guard tokens.contains(.year), tokens.contains(where: { if case .month = $0 { true } else { false } }) else {
             return nil
         }
+        // `MM` and `dd` between separators also take one digit, as spreadsheets write them
+        // (`4/15/2014` under `MM/dd/yyyy`: the format the ambiguous-date advice names refused
+        // dates that loaded without it). Run together with another number (`yyyyMMdd`) they
+        // need their two digits.
+        func isNumber(_ i: Int) -> Bool {
+            guard tokens.indices.contains(i) else { return false }
+            if case .literal = tokens[i] { return false }
+            return true
+        }
+        for i in tokens.indices where !isNumber(i - 1) && !isNumber(i + 1) {
+            switch tokens[i] {
+            case .month: tokens[i] = .month(exact: false)
+            case .day: tokens[i] = .day(exact: false)
+            default: break
+            }
+        }
         self.tokens = tokens
         self.text = pattern
     }

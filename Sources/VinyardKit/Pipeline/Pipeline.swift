@@ -38,6 +38,17 @@ public protocol RecordSink: AnyObject {
     /// Called once every input has been read, with a reader of their records by line (for a sink
     /// that needs some raw records again, see ``StoreSink``). Does nothing by default.
     func didReadInputs(_ records: RawRecordRereader) throws
+    /// Called as an input starts, with how it is written (a rejects file written for it follows
+    /// its delimiter and byte order mark, and names its header's columns). Does nothing by default.
+    func beginInput(_ style: InputStyle)
+}
+
+/// How a CSV input is written: its name, header, delimiter and whether it had a byte order mark.
+public struct InputStyle: Sendable {
+    public var name: String
+    public var header: [String]
+    public var delimiter: UInt8
+    public var byteOrderMark: Bool
 }
 
 extension RecordSink {
@@ -49,6 +60,7 @@ extension RecordSink {
     }
     public func prefetch(keyHashes: UnsafeBufferPointer<UInt64>, schema: Schema) {}
     public func didReadInputs(_ records: RawRecordRereader) throws {}
+    public func beginInput(_ style: InputStyle) {}
 }
 
 /// Reads inputs, detects each one's source, maps records onto the canonical schema, validates them
@@ -179,6 +191,11 @@ public final class Pipeline {
                 reader = again
                 input.warnings.append(Self.preambleWarning(again.csvPreamble))
             }
+            if let header = reader.csvHeader, header.contains(where: { !$0.isEmpty }),
+                let warning = detector.forcedSourceWarning(forced, keys: header, what: "the header's columns")
+            {
+                input.warnings.append(warning)
+            }
         }
         // A file without a header: its first record was read as the header (with `--source`, one
         // vehicle fewer in every count and its VIN named as a column not loaded).
@@ -214,6 +231,9 @@ public final class Pipeline {
             mappingName = mapping.name
         }
         input.source = mappingName ?? ""
+        if let header = reader.csvHeader, let delimiter = reader.csvDelimiter {
+            sink.beginInput(InputStyle(name: path, header: header, delimiter: delimiter, byteOrderMark: reader.csvHadBOM))
+        }
         // A CSV column another column of the header shadows is named in the report, once per input.
         // So are columns that no field takes (their values are not loaded anywhere but in rejects).
         // A rejects file's `_extra` column: a loaded record whose `_extra` holds values is said once.
@@ -298,11 +318,23 @@ public final class Pipeline {
         let unmappedLimit = 20
         // CSV columns without a name that hold a value, named once per input.
         var unnamedColumns = Set<Int>()
+        // A JSON input's first record, under a forced source, is checked against it once.
+        var forcedChecked = options.source == nil || reader.csvHeader != nil
         while true {
             let batch = flow.takeMapped(sequence)
             sequence += 1
             do {
                 if let failure = batch.mappingFailure { throw failure }
+                if !forcedChecked, let forced = options.source,
+                    let raw = batch.items.lazy.compactMap({ if case .record(let raw) = $0 { raw } else { nil } }).first
+                {
+                    forcedChecked = true
+                    if let warning = detector.forcedSourceWarning(
+                        forced, keys: raw.fields.map(\.name), wrapper: reader.wrapperKey, what: "the keys of its first record (line \(raw.provenance.line))")
+                    {
+                        input.warnings.append(warning)
+                    }
+                }
                 if reader.csvHeader == nil {
                     for (column, provenance) in batch.shadowedKeys
                     where shadowedKeys.count < Self.namedColumnLimit
@@ -393,12 +425,35 @@ public final class Pipeline {
         var batchStart = reader.decodedBytes
         // The first record's detection error, while the records held in `batch` have no source.
         var detectionError: (any Error)?
-        var undetected = 0
+        // Records held while the source is undecided, and the sources they name (in order met).
+        var held = 0
+        var votes: [(mapping: SourceMapping, count: Int)] = []
+        // The source is decided once ``detectionWindow`` records are held (or the batch is full,
+        // or holds its bytes and a source is named, or the input ends): the specific source most of them name, else the generic one. A
+        // feed's first record can lack a key that names its source (`make_and_model` left out of
+        // one record of a random-vehicle feed, as serializers omit empty keys): that record
+        // alone read the whole file as `fleet`, its miles stored as km.
+        func decide() throws {
+            var best: (mapping: SourceMapping, count: Int)?
+            for vote in votes {
+                guard let b = best else { best = vote; continue }
+                if (b.mapping.fallback && !vote.mapping.fallback) || (b.mapping.fallback == vote.mapping.fallback && vote.count > b.count) {
+                    best = vote
+                }
+            }
+            guard let best else {
+                if let detectionError { throw detectionError }
+                return
+            }
+            _ = try checkMapping(best.mapping.name)
+            mappingName = best.mapping.name
+            batch.mappingName = mappingName
+        }
         do {
             while !flow.isCancelled, let item = try reader.next() {
                 if mappingName == nil, case .record(let raw) = item {
-                    let mapping: SourceMapping
                     do {
+                        let mapping: SourceMapping
                         do {
                             mapping = try detector.detect(
                                 keys: raw.fields.map(\.name), wrapper: reader.wrapperKey, inputName: path)
@@ -409,6 +464,11 @@ public final class Pipeline {
                             guard let found = try? detector.detect(keys: nested, wrapper: reader.wrapperKey, inputName: path)
                             else { throw error }
                             mapping = found
+                        }
+                        if let i = votes.firstIndex(where: { $0.mapping.name == mapping.name }) {
+                            votes[i].count += 1
+                        } else {
+                            votes.append((mapping, 1))
                         }
                     } catch var error {
                         // A line that wraps records (`{"data": [...], "pagination": {…}}`: API pages
@@ -425,34 +485,25 @@ public final class Pipeline {
                         }
                         // Held in the batch until a later record names the source.
                         if detectionError == nil { detectionError = error }
-                        undetected += 1
-                        if undetected >= Self.detectionWindow || batch.items.count + 1 >= RecordBatch.capacity {
-                            throw detectionError ?? error
-                        }
-                        batch.append(item)
-                        continue
                     }
-                    _ = try checkMapping(mapping.name)
-                    mappingName = mapping.name
-                    // A batch's records share one mapping: hand over what came before (rejects
-                    // only; records held for detection stay and take this mapping).
-                    if !batch.items.isEmpty, undetected == 0 {
-                        batch.bytesRead = reader.bytesRead
-                        flow.sendFilled(batch, last: false)
-                        guard let next = flow.takeFree(mappingName: mappingName) else { return }
-                        batch = next
-                        batchStart = reader.decodedBytes
-                        reader.recycle(&batch.spareFields)
+                    held += 1
+                    batch.append(item)
+                    // (Rejects held with them take the source too.)
+                    if held >= Self.detectionWindow || batch.isFull
+                        || (!votes.isEmpty && reader.decodedBytes - batchStart >= RecordBatch.byteCapacity)
+                    {
+                        try decide()
                     }
-                    batch.mappingName = mappingName
+                    if mappingName == nil { continue }
+                } else {
+                    batch.append(item)
                 }
-                batch.append(item)
                 // Records held for detection cannot go on without a mapping (the batch would drop
                 // them): while there are some, only the record count closes the batch, and a full
-                // batch with no source named yet ends the input, as the detection window does.
-                let holding = mappingName == nil && undetected > 0
+                // batch decides the source, as the detection window does.
+                let holding = mappingName == nil && held > 0
                 if batch.isFull || (!holding && reader.decodedBytes - batchStart >= RecordBatch.byteCapacity) {
-                    if holding, let detectionError { throw detectionError }
+                    if holding { try decide() }
                     batch.bytesRead = reader.bytesRead
                     flow.sendFilled(batch, last: false)
                     guard let next = flow.takeFree(mappingName: mappingName) else { return }
@@ -461,11 +512,12 @@ public final class Pipeline {
                     reader.recycle(&batch.spareFields)
                 }
             }
-            if mappingName == nil, let detectionError { throw detectionError }
+            if mappingName == nil, held > 0 { try decide() }
         } catch {
             batch.failure = error
-            // Records held for detection have no mapping to be read with.
-            if mappingName == nil, undetected > 0 {
+            // Records held for detection are read with the source they name so far; with none
+            // named, they have no mapping to be read with.
+            if mappingName == nil, held > 0, (try? decide()) == nil || mappingName == nil {
                 batch.items.removeAll { if case .record = $0 { true } else { false } }
             }
         }

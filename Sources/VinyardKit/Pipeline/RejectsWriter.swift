@@ -14,8 +14,20 @@ public final class RejectsWriter {
     private let sink: any ByteSink
     /// The objects of a JSON Lines or JSON file (nil for CSV).
     private var json: JSONObjectStream?
-    /// The CSV delimiter: a tab for `.tsv`, like the input a tab-separated rejects file is sent back for.
-    private let delimiter: UInt8
+    /// The CSV delimiter: a tab for `.tsv`, like the input a tab-separated rejects file is sent back
+    /// for; for `.csv`, the first CSV input's (`;` from a European Excel export: a `,` file opened
+    /// there as one column a row).
+    private var delimiter: UInt8
+    /// A `.csv` path's delimiter follows the first input's.
+    private let followsInput: Bool
+    /// A byte order mark first, when the first CSV input had one or was UTF-16: Excel reads a file
+    /// without one in its code page (`ungÃ¼ltig`).
+    private var byteOrderMark = false
+    /// Whether an input's style was taken (the first CSV input's only).
+    private var styled = false
+    /// The CSV header of each input (of the first few), by name: the columns of a rejects file
+    /// whose first rejects are rows the reader could not split (a short row named only its own).
+    private var headers: [String: [String]] = [:]
     private var csv: CSVWriter?
     private var columns: [String] = []
     /// Each column name's positions, in order: a header may repeat a name (`vin,make,vin`, or the
@@ -31,6 +43,19 @@ public final class RejectsWriter {
         sink = try StagedFileSink(path: path)
         json = JSONObjectStream(sink: sink, path: path)
         delimiter = OutputFormat.csvDelimiter(fileName: path)
+        followsInput = delimiter == UInt8(ascii: ",")
+    }
+
+    /// Notes how a CSV input is written: the first one's delimiter (for a `.csv` path) and byte
+    /// order mark are the file's, and each input's header names the columns of its rows.
+    public func beginInput(_ style: InputStyle) {
+        if headers.count < 64 { headers[style.name] = style.header }
+        guard csv == nil, json == nil, !styled else { return }
+        styled = true
+        if followsInput, [UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "\t"), UInt8(ascii: "|")].contains(style.delimiter) {
+            delimiter = style.delimiter
+        }
+        byteOrderMark = style.byteOrderMark
     }
 
     /// Writes a record the validators rejected.
@@ -87,7 +112,7 @@ public final class RejectsWriter {
                 pendingBytes += text?.utf8.count ?? 0
                 return
             }
-            settleColumns(fromReader ? pending.map(\.fields) + [fields] : [fields])
+            try settleColumns(fromReader ? pending.map(\.fields) + [fields] : [fields], input: pending.first?.provenance.input ?? provenance.input)
             try writeHeld()
         }
         try writeRow(fields: fields, provenance: provenance, text: text, findings: findings, textOnly: textOnly)
@@ -96,12 +121,15 @@ public final class RejectsWriter {
     /// Starts the CSV with the columns of the candidate with the most of them (the held rows
     /// written first). A ragged row's fields beyond the header (`_extra_1`, …) are not columns of
     /// the input: they go to `_extra`, as they do for any later ragged row.
-    private func settleColumns(_ candidates: [[RawField]]) {
+    private func settleColumns(_ candidates: [[RawField]], input: String?) throws {
         var best: [String] = []
-        for fields in candidates {
+        // The header of the first reject's input, when it names more columns than the rejects.
+        let header = input.flatMap { headers[$0] }.map { $0.map { RawField($0, .null) } }
+        for fields in candidates + (header.map { [$0] } ?? []) {
             let names = fields.map(\.name).filter { !Self.isReaderExtraName($0) && !Self.bookkeepingNames.contains($0) }
             if names.count > best.count { best = names }
         }
+        if byteOrderMark { try [UInt8]([0xEF, 0xBB, 0xBF]).withUnsafeBytes { try sink.write($0) } }
         columns = best
         for (i, name) in columns.enumerated() { columnIndex[name, default: []].append(i) }
         // Guarded like an export: the file goes back to whoever made the input, who opens it in a
@@ -208,7 +236,7 @@ public final class RejectsWriter {
             return
         }
         if csv == nil {
-            settleColumns(pending.map(\.fields))
+            try settleColumns(pending.map(\.fields), input: pending.first?.provenance.input)
             try writeHeld()
         }
         try csv?.finish()

@@ -45,6 +45,8 @@ public final class ValidationSink: RecordSink {
         try rejects?.write(record)
     }
 
+    public func beginInput(_ style: InputStyle) { rejects?.beginInput(style) }
+
     public func reject(_ reject: RawReject, source: String?) throws {
         try rejects?.write(reject)
     }
@@ -199,6 +201,8 @@ public final class StoreSink: RecordSink {
         try rejects?.write(record)
     }
 
+    public func beginInput(_ style: InputStyle) { rejects?.beginInput(style) }
+
     public func reject(_ reject: RawReject, source: String?) throws {
         try session.writeReject(reject, source: source)
         try rejects?.write(reject)
@@ -274,6 +278,8 @@ public final class ConvertSink: RecordSink {
     public func reject(_ record: CanonicalRecord, schema: Schema, source: String) throws {
         try validation.reject(record, schema: schema, source: source)
     }
+
+    public func beginInput(_ style: InputStyle) { validation.beginInput(style) }
 
     public func reject(_ reject: RawReject, source: String?) throws {
         try validation.reject(reject, source: source)

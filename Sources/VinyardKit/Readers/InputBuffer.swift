@@ -140,8 +140,13 @@ final class InputBuffer {
         try fill(atLeast: 3)
         if available >= 3, bytes[start] == 0xEF, bytes[start + 1] == 0xBB, bytes[start + 2] == 0xBF {
             start += 3
+            hadBOM = true
         }
     }
+
+    /// True when the text began with a byte order mark, or was UTF-16 (Excel's "Unicode text"):
+    /// written by a Windows tool that reads a file without one in its code page.
+    var hadBOM = false
 }
 
 extension String {

@@ -90,6 +90,8 @@ public final class InputReader: RecordReader {
     public var csvPreamble: [String] { csv?.preamble ?? [] }
     /// The CSV delimiter in use (nil for JSON inputs).
     public var csvDelimiter: UInt8? { csv?.delimiter }
+    /// True when the CSV text began with a byte order mark or was UTF-16.
+    public var csvHadBOM: Bool { csv?.buffer.hadBOM ?? false }
     /// The key of the object wrapping a JSON record array (`vehicles`), if any.
     public var wrapperKey: String? { (base as? JSONReader)?.wrapperKey }
     /// What the reader skipped and says so (``JSONReader/notes``), once reading is over.
@@ -146,6 +148,7 @@ public func openInput(path: String, options: ReadOptions = ReadOptions()) throws
         let sniffed = buffer.withBytes { Array($0[buffer.start..<buffer.end]) }
         let utf16 = UTF16ByteSource(source: PrefixedByteSource(prefix: sniffed, rest: source), bigEndian: bigEndian)
         buffer = InputBuffer(source: utf16, maxRecordBytes: options.maxRecordBytes)
+        buffer.hadBOM = true
     }
     if isGzip { try refuseCompressedTwice(buffer, name: file.name) }
 

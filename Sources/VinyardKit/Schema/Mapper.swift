@@ -1238,7 +1238,8 @@ public final class Mapper {
         }
 
         let keyRule = foreign.map { foreignList[$0].key } ?? mapping.key
-        let key = makeKey(values, &touched, &findings, rule: keyRule, foreign: foreign)
+        var idKey: String?
+        let key = makeKey(values, &touched, &findings, rule: keyRule, foreign: foreign, idKey: &idKey)
         if key == nil, !findings.contains(where: { $0.severity == .error }) {
             // A key value that normalization empties (a VIN written `-` or `...`): the record
             // cannot be keyed, and its reject says why.
@@ -1259,6 +1260,7 @@ public final class Mapper {
         }
         record.values = values
         record.key = key
+        record.idKey = idKey
         record.provenance = raw.provenance
         record.findings = findings
         record.raw = raw
@@ -1362,7 +1364,7 @@ public final class Mapper {
     /// record's `source` names another source).
     private func makeKey(
         _ values: [FieldValue?], _ touched: inout FieldSet, _ findings: inout [Finding], rule: SourceMapping.KeyRule,
-        foreign: Int?
+        foreign: Int?, idKey: inout String?
     ) -> String? {
         var name: String { foreign.map { foreignList[$0].name } ?? mapping.name }
         switch rule {
@@ -1375,8 +1377,10 @@ public final class Mapper {
             if foreign != nil, let vin = text(values, known.vin) { return vin }
             return nil
         case .vinOrSourceID:
+            let id = text(values, known.sourceID)
+            idKey = id.map { "\(name):\($0)" }
             if let vin = text(values, known.vin) { return vin }
-            if let id = text(values, known.sourceID) { return "\(name):\(id)" }
+            if let idKey { return idKey }
             let vinTouched = known.vin.map { touched[$0] } ?? false
             let idTouched = known.sourceID.map { touched[$0] } ?? false
             if !vinTouched, !idTouched {
@@ -1438,6 +1442,7 @@ public final class Mapper {
         // Telematics feeds count in metres (`odometerMeters`). Not `m`: some files write it for miles.
         "meters": ("km", 0.001), "metres": ("km", 0.001), "meter": ("km", 0.001), "metre": ("km", 0.001),
         "mi": ("km", 1.609344), "mile": ("km", 1.609344), "miles": ("km", 1.609344), "miles-to-km": ("km", 1.609344),
+        "mls": ("km", 1.609344), "meilen": ("km", 1.609344), "meile": ("km", 1.609344),
         "kw": ("kw", 1), "kilowatt": ("kw", 1), "kilowatts": ("kw", 1),
         "hp": ("kw", 0.745699872), "bhp": ("kw", 0.745699872), "ps": ("kw", 0.73549875),
         "cv": ("kw", 0.73549875), "ch": ("kw", 0.73549875),
@@ -1457,7 +1462,11 @@ public final class Mapper {
 
     /// The factor converting `from` into `to` (1 for the same unit); nil when they do not convert.
     static func conversion(from: String, to: String) -> Double? {
-        guard let source = units[from.lowercased()], let base = units[to.lowercased()], base.unit == source.unit
+        // As a value's own unit is read (`1000 mi.`): a `Unit` column's `mi.` was taken for a unit
+        // number, and its row's miles for km.
+        var from = from.lowercased()
+        if from.count > 1, from.hasSuffix(".") { from.removeLast() }
+        guard let source = units[from], let base = units[to.lowercased()], base.unit == source.unit
         else { return nil }
         return source.factor / base.factor
     }

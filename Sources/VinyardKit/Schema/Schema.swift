@@ -244,6 +244,10 @@ public struct CanonicalRecord: Sendable, Hashable {
     /// normalized name plus rounded coordinates for locations. Nil when it cannot be formed (the
     /// record then carries an error finding).
     public var key: String?
+    /// `source:source_id` for a record of a source keyed by its VIN when it has one, else by its
+    /// id (`fleet-record`), whichever the key is: the same vehicle stored under the other key by an
+    /// earlier run (before its VIN was known, or with it) is found by it (see ``ImportSession``).
+    public var idKey: String?
     public var provenance: Provenance
     public var findings: [Finding]
     /// The record as read, kept for rejects and duplicates so nothing is lost.

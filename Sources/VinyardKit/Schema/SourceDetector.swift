@@ -196,7 +196,27 @@ public struct SourceDetector: Sendable {
 
     /// `fleet (a column named vin or an alias), autoscout (ID, FirstRegistration and one of ...)`.
     private func expectations() -> String {
-        candidates.map { c in
+        candidates.map(expectation).joined(separator: "; ")
+    }
+
+    /// Whether `keys` (a header, a record's keys) have what the source `name` is detected by; true
+    /// for a name no source of the catalog has (`raw`).
+    public func fits(_ name: String, keys: [String], wrapper: String? = nil) -> Bool {
+        guard candidates.contains(where: { $0.mapping.name == name }) else { return true }
+        return scores(keys: keys, wrapper: wrapper).contains { $0.mapping == name }
+    }
+
+    /// A warning for keys forced to a source they lack the signature of (`--source autoscout` on
+    /// a random-vehicle feed: its miles were loaded as autoscout's kilometres, without a word);
+    /// nil when they fit it.
+    public func forcedSourceWarning(_ name: String, keys: [String], wrapper: String? = nil, what: String) -> String? {
+        guard !fits(name, keys: keys, wrapper: wrapper), let c = candidates.first(where: { $0.mapping.name == name }) else { return nil }
+        let detected = (try? detect(keys: keys, wrapper: wrapper, inputName: "")).map { "; they look like \($0.name)" } ?? ""
+        return "--source \(name): \(what) lack what the source is recognized by, \(expectation(c))\(detected); "
+            + "its fields are read from them as they are named: check the source"
+    }
+
+    private func expectation(_ c: Candidate) -> String {
             let d = c.mapping.detect
             var parts: [String] = []
             if !d.all.isEmpty { parts.append(d.all.joined(separator: ", ")) }
@@ -208,6 +228,5 @@ public struct SourceDetector: Sendable {
                 parts.append(group.any.count == 1 ? group.any[0] : "\(group.anyCount) of \(group.any.joined(separator: "/"))")
             }
             return "\(c.mapping.name) (\(parts.joined(separator: " and ")))"
-        }.joined(separator: "; ")
     }
 }

@@ -266,8 +266,15 @@ public final class ImportSession {
             return WriteResult(outcome: .rejected)
         }
         do {
-            let result = try store(
+            var record = record
+            var key = key
+            var rowHash = rowHash
+            var keyHash = keyHash
+            let rekeyed = try resolveIDKey(&record, key: &key, rowHash: &rowHash, keyHash: &keyHash, schema: schema)
+            var result = try store(
                 record, key: key, schema: schema, source: source, policy: policy, rowHash: rowHash, keyHash: keyHash)
+            // The row took its VIN key (and VIN): changed, whatever the policy did with the rest.
+            if rekeyed, result.outcome == .unchanged { result.outcome = .updated }
             count(result.outcome, input: record.provenance.input)
             for finding in record.findings { findingCounts[finding.code.rawValue, default: 0] += 1 }
             for finding in result.conflicts { findingCounts[finding.code.rawValue, default: 0] += 1 }
@@ -284,6 +291,7 @@ public final class ImportSession {
         let writer = try tableWriter(for: schema)
         let table = schema.name
         var values = record.values
+        let provenance = record.provenance
         let hash: Int64
         if let rowHash {
             hash = rowHash
@@ -293,7 +301,6 @@ public final class ImportSession {
             }
             hash = writer.hash(values)
         }
-        let provenance = record.provenance
 
         var found: StoredKey?
         if writer.runKeys != nil {
@@ -365,11 +372,16 @@ public final class ImportSession {
         }
         let rowID = found.rowID
         let conflicting = conflictingFields(stored.values, values, names: writer.names)
-        let kept: [FieldValue?]
+        var kept: [FieldValue?]
         switch policy {
         case .last: kept = values
         case .first: kept = stored.values
-        case .merge: kept = zip(stored.values, values).map { isEmpty($0) ? $1 : $0 }
+        case .merge:
+            kept = zip(stored.values, values).map { isEmpty($0) ? $1 : $0 }
+            // The row keeps its source: an id from another source's record would name a record
+            // of that source as the row's (a `fleet` row took a `random-vehicle` id; found by
+            // audit). Not taken, the id stays with the record in `duplicates`.
+            if source != stored.source, let i = writer.names.firstIndex(of: "source_id") { kept[i] = stored.values[i] }
         }
         // Not for an update by a later run under `last` (it is newer: no conflict), where the
         // messages cost ~13k instructions a row for nothing.
@@ -692,6 +704,88 @@ public final class ImportSession {
         lastWriter = writer
         return writer
     }
+
+    /// A vehicle an earlier run stored under its id (`fleet-record:veh-100`, no VIN then) and now
+    /// met with its VIN: its row takes the VIN as its key (true); one stored under its VIN and now
+    /// met without it is found by its id (`key` becomes the VIN, and the record keeps the row's
+    /// VIN). Each was a second row of the same vehicle (found by audit). Across runs only: within
+    /// a run (and into an empty table) the two keys stay two rows.
+    private func resolveIDKey(
+        _ record: inout CanonicalRecord, key: inout String, rowHash: inout Int64?, keyHash: inout UInt64?, schema: Schema
+    ) throws -> Bool {
+        guard let idKey = record.idKey else { return false }
+        let writer = try tableWriter(for: schema)
+        guard writer.runKeys == nil else { return false }
+        if key != idKey { return try rekey(writer, from: idKey, to: key, record: record) }
+        guard let vinKey = try vinKey(forID: idKey, writer: writer) else { return false }
+        key = vinKey
+        keyHash = nil
+        // A record without its VIN does not unknow it: the row keeps it and what it decodes.
+        if let found = try writer.find(vinKey, provenance: record.provenance), let stored = try writer.existing(rowID: found.rowID) {
+            for i in Self.vinFields(writer) where record.values[i] == nil { record.values[i] = stored.values[i] }
+            rowHash = nil
+        }
+        return false
+    }
+
+    /// The indices of `vin` and the fields decoded from it.
+    private static func vinFields(_ writer: TableWriter) -> [Int] {
+        ["vin", "vin_manufacturer", "vin_country", "vin_model_years"].compactMap { writer.names.firstIndex(of: $0) }
+    }
+
+    /// Gives the row an earlier run stored under `idKey` the key `vinKey` and the record's VIN
+    /// (with what it decodes; with its findings and `duplicates` entries), when no row has that
+    /// key yet; true when it did.
+    private func rekey(_ writer: TableWriter, from idKey: String, to vinKey: String, record: CanonicalRecord) throws -> Bool {
+        guard let old = try writer.find(idKey, provenance: record.provenance), old.runID != runID,
+            try writer.find(vinKey, provenance: record.provenance) == nil,
+            var values = try writer.existing(rowID: old.rowID)?.values
+        else { return false }
+        let table = writer.schema.name
+        let fields = Self.vinFields(writer)
+        for i in fields where values[i] == nil || values[i] == .text("") { values[i] = record.values[i] }
+        do {
+            let sets = fields.enumerated().map { "\(quoteIdentifier(writer.names[$0.element]))=?\($0.offset + 4)" }
+            try connection.prepare(
+                "UPDATE \(quoteIdentifier(table)) SET \"_key\"=?1, \"_hash\"=?2\(sets.map { ", " + $0 }.joined()) WHERE rowid=?3"
+            ).execute([.text(vinKey), .integer(writer.hash(values)), .integer(old.rowID)] + fields.map { values[$0] })
+            for log in ["findings", "duplicates"] {
+                try connection.prepare("UPDATE \(log) SET key=?1 WHERE table_name=?2 AND key=?3")
+                    .execute([.text(vinKey), .text(table), .text(idKey)])
+            }
+        } catch {
+            throw VinyardStore.storeError(error, "cannot give \(idKey) its VIN key \(vinKey) in \(store.path)")
+        }
+        return true
+    }
+
+    /// The key of the row an earlier run stored for `idKey`'s vehicle under its VIN (the rows of
+    /// that source with that id keyed otherwise); nil when there is none. The source's rows are
+    /// read once a run.
+    private func vinKey(forID idKey: String, writer: TableWriter) throws -> String? {
+        guard let colon = idKey.firstIndex(of: ":"), writer.names.contains("source"), writer.names.contains("source_id") else { return nil }
+        let name = String(idKey[..<colon])
+        let table = writer.schema.name
+        let cacheKey = "\(table)\u{0}\(name)"
+        if vinKeysByID[cacheKey] == nil {
+            var keys: [String: String] = [:]
+            do {
+                let statement = try connection.prepare(
+                    "SELECT \"_key\", \"source_id\" FROM \(quoteIdentifier(table)) WHERE \"source\"=?1 AND \"source_id\" IS NOT NULL "
+                        + "AND \"_key\" <> ?1 || ':' || \"source_id\" AND \"_run_id\" <> ?2")
+                try statement.bind(name, at: 1)
+                try statement.bind(runID, at: 2)
+                while try statement.step() {
+                    if let vin = statement.text(0), let id = statement.text(1) { keys["\(name):\(id)"] = vin }
+                }
+            } catch {
+                throw VinyardStore.storeError(error, "cannot read the \(name) ids of \(table) in \(store.path)")
+            }
+            vinKeysByID[cacheKey] = keys
+        }
+        return vinKeysByID[cacheKey]?[idKey]
+    }
+    private var vinKeysByID: [String: [String: String]] = [:]
 
     private func rewrite(
         _ writer: TableWriter, rowID: Int64, key: String, values: [FieldValue?], hash: Int64, source: String?,

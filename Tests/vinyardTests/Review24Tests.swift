@@ -1,0 +1,240 @@
+import Foundation
+import Testing
+import VinyardKit
+
+/// Findings of review 24 (session 21), each run through the built binary.
+@Suite struct Review24Tests {
+    /// Under `merge`, a `fleet` row took the `source_id` of a `random-vehicle` record with the
+    /// same VIN: the row said `source=fleet, source_id=101`, an id no fleet record has. The row
+    /// keeps its own source's id (here none); the other id stays with its record in `duplicates`.
+    @Test func aMergedRowKeepsItsOwnSourcesID() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = try Review12Tests.write("vin,make,model\n1FTFW1E57KFA14352,Ford,\n", "fleet.csv", in: dir)
+        let json = try Review12Tests.write(
+            #"[{"id": 101, "uid": "u-1", "vin": "1FTFW1E57KFA14352", "make_and_model": "Ford F-150", "color": "Red", "fuel_type": "Gasoline", "mileage": 1000, "license_plate": "AB-123"}]"#,
+            "rv.json", in: dir)
+        let db = dir.appendingPathComponent("m.db").path
+        let report = try Review12Tests.importJSON([csv, json, "--db", db, "--on-duplicate", "merge"])
+        #expect(report["inserted"] as? Int == 1 && report["duplicates"] as? Int == 1, "\(report)")
+        let rows = try Review12Tests.rows(db, "vehicles", columns: "source,source_id,model,color")
+        #expect(rows == ["fleet,,F-150,Red"], "\(rows)")
+        let kept = try Review12Tests.rows(db, "duplicates", columns: "action,raw")
+        #expect(kept.count == 1 && kept[0].hasPrefix("merged,") && kept[0].contains("101"), "\(kept)")
+    }
+
+    /// The ambiguous-date advice names `MM/dd/yyyy`; under it, `4/15/2014` (which loaded without
+    /// the option) and `4/3/2019` were refused: `MM` and `dd` took two digits only. Between
+    /// separators they take one too; run together (`yyyyMMdd`) they still need two.
+    @Test func aDateFormatsMonthAndDayTakeOneDigitBetweenSeparators() throws {
+        #expect(DatePattern("MM/dd/yyyy")?.parse("4/15/2014") == "2014-04-15")
+        #expect(DatePattern("dd.MM.yyyy")?.parse("5.4.2012") == "2012-04-05")
+        #expect(DatePattern("yyyyMMdd")?.parse("2019031") == nil)
+        #expect(DatePattern("yyyyMMdd")?.parse("20190315") == "2019-03-15")
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = try Review12Tests.write(
+            "VIN,Make,Reg. Date\n1FTFW1E57KFA14352,Ford,4/3/2019\n1HGCV1F52MA000123,Honda,12/1/2021\n"
+                + "1C4PJMAK2CW184491,Jeep,03/04/2012\n2HKRM3H38EH550410,Honda,4/15/2014\n", "us.csv", in: dir)
+        let us = try runVinyard(["validate", csv, "--date-format", "MM/dd/yyyy", "--report", "json"])
+        #expect(us.status == 0, "\(us.stdout)")
+        #expect(try ParsedReport(us).int("rejected") == 0, "\(us.stdout)")
+        // Day first, `4/15/2014` has no month 15.
+        let eu = try runVinyard(["validate", csv, "--date-format", "dd/MM/yyyy", "--report", "json"])
+        #expect(try ParsedReport(eu).int("rejected") == 1, "\(eu.stdout)")
+        #expect(try ParsedReport(eu).findings["field.date"] == 1, "\(eu.stdout)")
+    }
+
+    /// A plain `Unit` column beside the mileage: `mi.`, `MI.`, `Meilen` were taken for the
+    /// fleet's unit number (stored as `source_id`) and their rows' miles stored as km.
+    @Test func aUnitColumnReadsUnitsAsAValueDoes() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = try Review12Tests.write(
+            "VIN,Make,Mileage,Unit\n1FTFW1E57KFA14352,Ford,1000,mi.\n1HGCV1F52MA000123,Honda,1000,MI.\n"
+                + "1C4PJMAK2CW184491,Jeep,1000,mi\n2HKRM3H38EH550410,Honda,1000,Meilen\nKNAFU4A2XD5739551,Kia,1000,Km.\n", "unit.csv", in: dir)
+        let db = dir.appendingPathComponent("u.db").path
+        _ = try Review12Tests.importJSON([csv, "--db", db])
+        let rows = try Review12Tests.rows(db, "vehicles", columns: "vin,odometer_km,source_id")
+        #expect(
+            rows == [
+                "1C4PJMAK2CW184491,1609,", "1FTFW1E57KFA14352,1609,", "1HGCV1F52MA000123,1609,", "2HKRM3H38EH550410,1609,",
+                "KNAFU4A2XD5739551,1000,",
+            ], "\(rows)")
+    }
+
+    /// A random-vehicle feed whose first record lacks `make_and_model` (serializers leave out
+    /// empty keys) was read whole as `fleet`: its miles stored as km, makes and models empty.
+    /// The source is the specific one the first records name, not the generic one the first
+    /// record alone fits.
+    @Test func aFeedsSourceIsWhatItsFirstRecordsName() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let json = try Review12Tests.write(
+            #"[{"id": 1, "vin": "1FTFW1E57KFA14352", "color": "Red", "mileage": 30000},"#
+                + #" {"id": 2, "vin": "SALGA2BEXLA400123", "make_and_model": "Land Rover Defender", "mileage": 1000},"#
+                + #" {"id": 3, "vin": "1HGCV1F52MA000123", "make_and_model": "Honda Accord", "kilometrage": 5000}]"#,
+            "rv.json", in: dir)
+        let db = dir.appendingPathComponent("rv.db").path
+        let report = try Review12Tests.importJSON([json, "--db", db])
+        let inputs = report["inputs"] as? [[String: Any]] ?? []
+        #expect(inputs.first?["source"] as? String == "random-vehicle", "\(report)")
+        let rows = try Review12Tests.rows(db, "vehicles", columns: "vin,make,odometer_km")
+        #expect(rows == ["1FTFW1E57KFA14352,,48280", "1HGCV1F52MA000123,Honda,5000", "SALGA2BEXLA400123,Land Rover,1609"], "\(rows)")
+        // A generic fleet file is still `fleet`.
+        let fleet = try Review12Tests.write(#"[{"vin": "1FTFW1E57KFA14352", "make": "Ford"}, {"vin": "1HGCV1F52MA000123"}]"#, "f.json", in: dir)
+        let f = try runVinyard(["validate", fleet, "--report", "json"])
+        #expect(try ParsedReport(f).inputs.first?["source"] as? String == "fleet", "\(f.stdout)")
+    }
+
+    /// A bad element before the first good one was kept in `rejects` with no source, though the
+    /// input's source was told by the records after it.
+    @Test func aRejectReadBeforeTheSourceWasToldTakesIt() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let json = try Review12Tests.write(
+            "[{\"vin\": \"1G1ZD5ST8LF034567\", \"make\": \"Chevy\" \"model\": \"M\"},\n {\"vin\": \"1FTFW1E57KFA14352\", \"make\": \"Ford\"}]",
+            "elem.json", in: dir)
+        let db = dir.appendingPathComponent("e.db").path
+        let r = try runVinyard(["import", json, "--db", db, "--report", "json", "-q"])
+        #expect(try ParsedReport(r).int("rejected") == 1, "\(r.stdout) \(r.stderr)")
+        let rejects = try Review12Tests.rows(db, "rejects", columns: "source,line")
+        #expect(rejects == ["fleet,1"], "\(rejects)")
+    }
+
+    /// `--source autoscout` on a random-vehicle feed loaded its miles as autoscout's kilometres,
+    /// keyed by its ids, without a word; a forced source the header or first record does not fit
+    /// is now named in a warning (and one they fit is not).
+    @Test func aForcedSourceTheInputDoesNotFitIsSaid() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let json = try Review12Tests.write(
+            #"[{"id": 101, "vin": "1FTFW1E57KFA14352", "make_and_model": "Ford F-150", "mileage": 30000}]"#, "rv.json", in: dir)
+        let wrong = try runVinyard(["validate", json, "--source", "autoscout"])
+        #expect(wrong.stderr.contains("--source autoscout: the keys of its first record (line 1) lack what the source is recognized by"), "\(wrong.stderr)")
+        #expect(wrong.stderr.contains("they look like random-vehicle"), "\(wrong.stderr)")
+        let right = try runVinyard(["validate", json, "--source", "random-vehicle"])
+        #expect(!right.stderr.contains("--source random-vehicle:"), "\(right.stderr)")
+        let csv = try Review12Tests.write("vin,make\n1FTFW1E57KFA14352,Ford\n", "f.csv", in: dir)
+        let c = try runVinyard(["validate", csv, "--source", "locations"])
+        #expect(c.stderr.contains("--source locations: the header's columns lack what the source is recognized by"), "\(c.stderr)")
+        let raw = try runVinyard(["convert", csv, "-o", dir.appendingPathComponent("o.json").path, "--source", "raw"])
+        #expect(raw.status == 0 && !raw.stderr.contains("--source raw:"), "\(raw.stderr)")
+    }
+
+    /// `in` on a date field compared stored text (`first_registration in 2019` found nothing
+    /// that `=2019` found); `=2024` on a date-time field found nothing `>=2024` and `<=2024`
+    /// both found; `=notadate` silently found nothing (and `!=notadate` everything).
+    @Test func dateConditionsReadEveryValueAsAPeriodOrInstant() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let json = try Review12Tests.write(
+            #"[{"vin": "1FTFW1E57KFA14352", "first_registration": "2019-06-01", "last_sync": "2024-06-30T08:15:00-07:00"},"#
+                + #" {"vin": "1HGCV1F52MA000123", "first_registration": "2019-03", "last_sync": "2023-01-01T00:00:00Z"},"#
+                + #" {"vin": "1C4PJMAK2CW184491", "first_registration": "2018-02"}]"#, "d.json", in: dir)
+        let db = dir.appendingPathComponent("d.db").path
+        _ = try Review12Tests.importJSON([json, "--db", db])
+        func vins(_ conditions: String...) throws -> [String] {
+            let r = try runVinyard(["export", "--db", db, "--columns", "vin"] + conditions.flatMap { ["--where", $0] })
+            #expect(r.status == 0, "\(conditions): \(r.stderr)")
+            return r.stdout.split(separator: "\n").dropFirst().map(String.init).sorted()
+        }
+        #expect(try vins("first_registration in 2019") == ["1FTFW1E57KFA14352", "1HGCV1F52MA000123"])
+        #expect(try vins("first_registration in 2019-06,2018") == ["1C4PJMAK2CW184491", "1FTFW1E57KFA14352"])
+        #expect(try vins("last_sync=2024") == ["1FTFW1E57KFA14352"])
+        #expect(try vins("last_sync in 2024-06-30T15:15:00Z,2023-01") == ["1FTFW1E57KFA14352", "1HGCV1F52MA000123"])
+        #expect(try vins("last_sync!=2024-06") == ["1C4PJMAK2CW184491", "1HGCV1F52MA000123"])
+        for bad in ["first_registration=2019-13", "first_registration!=notadate", "first_registration in 2019,notadate", "last_sync=notadate"] {
+            let r = try runVinyard(["export", "--db", db, "--where", bad])
+            #expect(r.status == 64, "\(bad): \(r.stdout)")
+            #expect(r.stderr.contains("is a date"), "\(bad): \(r.stderr)")
+        }
+        let t = try runVinyard(["export", "--db", db, "--where", "last_sync>notadate"])
+        #expect(t.stderr.contains("last_sync is a date-time field"), "\(t.stderr)")
+    }
+
+    /// An output written over an existing file took the staging file's mode (644): a file the
+    /// user had made private became readable by all.
+    @Test func anOutputWrittenOverAFileKeepsItsPermissions() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = try Review12Tests.write("vin,make\n1FTFW1E57KFA14352,Ford\n", "f.csv", in: dir)
+        let db = dir.appendingPathComponent("p.db").path
+        _ = try Review12Tests.importJSON([csv, "--db", db])
+        for (command, name) in [(["export", "--db", db], "e.csv"), (["emissions", "--db", db], "m.csv"), (["convert", csv], "c.csv")] {
+            let out = try Review12Tests.write("old\n", name, in: dir)
+            #expect(chmod(out, 0o600) == 0)
+            let r = try runVinyard(command + ["-o", out])
+            #expect(r.status == 0, "\(command): \(r.stderr)")
+            let attributes = try FileManager.default.attributesOfItem(atPath: out)
+            #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(command): \(attributes[.posixPermissions] ?? "?")")
+            #expect(try String(contentsOfFile: out, encoding: .utf8).hasPrefix("vin"), "\(command)")
+        }
+    }
+
+    /// A rejects file for a `;` export with a byte order mark (European Excel) was written with
+    /// `,` and no mark: opened in that Excel, one column a row and `ungÃ¼ltig`. It follows the
+    /// first CSV input now (a `.tsv` path keeps its tabs). And when the only rejects were rows the
+    /// reader could not split, a short row named its own columns only (`Plate` was missing).
+    @Test func aRejectsFileIsWrittenAsItsInputWas() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = dir.appendingPathComponent("de.csv")
+        try Data([0xEF, 0xBB, 0xBF] + Array("VIN;Make;Plate\n1FTFW1E57KFA14352;Ford\n1HGCV1F52MA000123;Honda;AB-2\nBAD;Kia;K-1\n".utf8)).write(to: csv)
+        let rejects = dir.appendingPathComponent("rejects.csv")
+        let r = try runVinyard(["validate", csv.path, "--rejects", rejects.path, "-q"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let bytes = try Data(contentsOf: rejects)
+        #expect(Array(bytes.prefix(3)) == [0xEF, 0xBB, 0xBF])
+        let lines = String(decoding: bytes.dropFirst(3), as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(lines.first == "VIN;Make;Plate;_input;_line;_findings;_extra", "\(lines)")
+        #expect(lines.count == 3 && lines[2].hasPrefix("BAD;Kia;K-1;"), "\(lines)")
+        // Read again, the file is the same three columns (and the mark is no part of `VIN`).
+        let again = try runVinyard(["validate", rejects.path, "--report", "json"])
+        #expect(try ParsedReport(again).int("read") == 2, "\(again.stdout)")
+        #expect(!again.stderr.contains("matches no field"), "\(again.stderr)")
+
+        let plain = try Review12Tests.write("VIN;Make;Plate\n1FTFW1E57KFA14352;Ford\n1HGCV1F52MA000123;Honda;AB-2\n", "p.csv", in: dir)
+        let shortOnly = dir.appendingPathComponent("short.csv")
+        _ = try runVinyard(["validate", plain, "--rejects", shortOnly.path, "-q"])
+        let text = try String(contentsOf: shortOnly, encoding: .utf8)
+        #expect(text.hasPrefix("VIN;Make;Plate;_input;_line;_findings;_extra\n"), "\(text)")
+        let tsv = dir.appendingPathComponent("short.tsv")
+        _ = try runVinyard(["validate", plain, "--rejects", tsv.path, "-q"])
+        #expect(try String(contentsOf: tsv, encoding: .utf8).hasPrefix("VIN\tMake\tPlate\t_input"))
+    }
+
+    /// A fleet-record vehicle stored without its VIN (keyed `fleet-record:veh-100`) and met by a
+    /// later run with it became a second row; so did one stored with its VIN and met without it.
+    /// The row now takes the VIN as its key, and a record without the VIN finds the row by its
+    /// id (keeping the VIN): two vehicles, two rows, every run.
+    @Test func aFleetRecordVehicleKeepsOneRowAsItsVINComesAndGoes() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func record(_ id: String, _ vin: String?, _ make: String, _ model: String, _ year: Int, _ odometer: Int) -> String {
+            #"{"id": "\#(id)", "make": "\#(make)", "model": "\#(model)", "year": \#(year), "type": "car", "licensePlate": "FR-\#(id)", "#
+                + #""vin": \#(vin.map { "\"\($0)\"" } ?? "null"), "fuelType": "Gasoline", "odometer": \#(odometer), "status": "active"}"#
+        }
+        let first = try Review12Tests.write(
+            record("veh-100", nil, "Ford", "F-150", 2019, 50000) + "\n" + record("veh-101", "2HKRM3H38EH550410", "Honda", "CR-V", 2014, 140000) + "\n",
+            "fr.jsonl", in: dir)
+        let second = try Review12Tests.write(
+            record("veh-100", "1FTFW1E57KFA14352", "Ford", "F-150", 2019, 52000) + "\n" + record("veh-101", nil, "Honda", "CR-V", 2014, 141000) + "\n",
+            "fr2.jsonl", in: dir)
+        let db = dir.appendingPathComponent("fr.db").path
+        let one = try Review12Tests.importJSON([first, "--db", db])
+        #expect(one["inserted"] as? Int == 2, "\(one)")
+        let two = try Review12Tests.importJSON([second, "--db", db])
+        #expect(two["updated"] as? Int == 2 && two["inserted"] as? Int == 0, "\(two)")
+        let rows = try Review12Tests.rows(db, "vehicles", columns: "_key,vin,source_id,odometer_km,vin_manufacturer")
+        #expect(
+            rows == [
+                "1FTFW1E57KFA14352,1FTFW1E57KFA14352,veh-100,52000,Ford Motor Company",
+                "2HKRM3H38EH550410,2HKRM3H38EH550410,veh-101,141000,Honda of America Mfg. (Ohio)",
+            ] || (rows.count == 2 && rows[0].hasPrefix("1FTFW1E57KFA14352,1FTFW1E57KFA14352,veh-100,52000,")
+                && rows[1].hasPrefix("2HKRM3H38EH550410,2HKRM3H38EH550410,veh-101,141000,")), "\(rows)")
+        let again = try Review12Tests.importJSON([second, "--db", db])
+        #expect(again["unchanged"] as? Int == 2, "\(again)")
+        #expect(try Review12Tests.rows(db, "vehicles", columns: "_key").count == 2)
+    }
+}
