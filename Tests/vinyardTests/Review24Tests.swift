@@ -237,4 +237,41 @@ import VinyardKit
         #expect(again["unchanged"] as? Int == 2, "\(again)")
         #expect(try Review12Tests.rows(db, "vehicles", columns: "_key").count == 2)
     }
+
+    /// A Vinyard database missing one of its tables: `export` said "nothing has been imported
+    /// into it yet" (exit 64) though its runs had loaded rows; `stats` without `rejects` printed
+    /// SQLite's own error (exit 74). Both now call it damaged (exit 65).
+    @Test func aDatabaseMissingATableIsDamaged() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = try Review12Tests.write("vin,make,odometer_km\n1FTFW1E57KFA14352,Ford,1000\n", "f.csv", in: dir)
+        for (table, commands) in [("vehicles", [["export"], ["emissions"]]), ("rejects", [["stats"]])] {
+            let db = dir.appendingPathComponent("\(table).db").path
+            _ = try Review12Tests.importJSON([csv, "--db", db])
+            do {
+                let connection = try Connection(path: db, mode: .readWrite)
+                try connection.execute("DROP TABLE \(table)")
+            }
+            for command in commands {
+                let r = try runVinyard(command + ["--db", db])
+                #expect(r.status == 65, "\(command): \(r.stderr)")
+                #expect(r.stderr.contains("is damaged: its table \(table) is missing"), "\(command): \(r.stderr)")
+            }
+        }
+    }
+
+    /// A VIN a spreadsheet saved as a number in scientific notation got a length and a `+` at a
+    /// position the decimal point had moved; it is one finding that says what happened.
+    @Test func aVINInScientificNotationIsSaidToBeLost() throws {
+        let r = try runVinyard(["decode", "1.23457E+16", "--format", "json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        let findings = list.first?["findings"] as? [[String: Any]] ?? []
+        #expect(findings.count == 1, "\(findings)")
+        #expect((findings.first?["message"] as? String)?.contains("scientific notation") == true, "\(findings)")
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = try Review12Tests.write("VIN,Make\n1.23457E+16,Ford\n", "sci.csv", in: dir)
+        let v = try runVinyard(["validate", csv, "--report", "json"])
+        #expect(try ParsedReport(v).findings == ["vin.characters": 1], "\(v.stdout)")
+    }
 }

@@ -70,6 +70,7 @@ public struct ExportTable: Sendable, Hashable {
                 .usage, "no table '\(table)' to export; choose one of: \(exportable.joined(separator: ", "))")
         }
         let declared = try Self.declaredColumns(store: store, table: resolved)
+        if declared.isEmpty { try store.checkTablesPresent() }
         guard !declared.isEmpty else {
             let hint = store.isInitialized ? "nothing has been imported into it yet" : "the database is empty"
             throw VinyardError(.usage, "table '\(resolved)' does not exist in \(store.path): \(hint)")

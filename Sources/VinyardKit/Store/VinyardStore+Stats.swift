@@ -64,6 +64,7 @@ extension VinyardStore {
         var stats = StoreStats(
             path: path, tables: [], rejects: 0, duplicates: 0, findings: 0, findingsByCode: [], runs: [], runCount: 0)
         guard isInitialized else { return stats }
+        try checkTablesPresent()
         do {
             for name in try schemaTableNames() {
                 let columns = try columnNames(of: name)

@@ -100,6 +100,27 @@ extension VinyardStore {
     }
 
     /// The column names of `table` in order (empty when the table does not exist).
+    /// Throws the damaged-database error (exit 65) when a table every Vinyard database has (the
+    /// schema tables it names, `rejects`, `findings`, `duplicates`, `import_runs`) is missing: a
+    /// dropped `vehicles` was "nothing has been imported into it yet" (exit 64), a dropped
+    /// `rejects` SQLite's own error (exit 74).
+    public func checkTablesPresent() throws {
+        guard isInitialized else { return }
+        let expected = try schemaTableNames() + ["rejects", "findings", "duplicates", "import_runs"]
+        let present: Set<String>
+        do {
+            present = Set(try Self.tableNames(in: connection, views: false).map { $0.lowercased() })
+        } catch {
+            throw Self.storeError(error, "cannot read the tables of \(path)")
+        }
+        let missing = expected.filter { !present.contains($0.lowercased()) }
+        guard !missing.isEmpty else { return }
+        throw VinyardError(
+            .malformedInput,
+            "\(path) is damaged: its table\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", ")) "
+                + "\(missing.count == 1 ? "is" : "are") missing; restore it from a backup or choose another --db path")
+    }
+
     public func columnNames(of table: String) throws -> [String] {
         do {
             let statement = try connection.prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid")

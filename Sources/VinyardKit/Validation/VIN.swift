@@ -216,6 +216,17 @@ public enum VINEngine {
         return repeatsPattern(b)
     }
 
+    /// Digits (with a decimal point, or without it once normalized), `E+` and an exponent of one
+    /// or two digits.
+    static func isScientificNotation(_ b: [UInt8]) -> Bool {
+        guard let e = b.firstIndex(of: UInt8(ascii: "E")), e > 0, e + 2 < b.count, b.count - e <= 4,
+            b[e + 1] == UInt8(ascii: "+"), b[0] != UInt8(ascii: ".")
+        else { return false }
+        let isDigit = { (c: UInt8) in c >= 0x30 && c <= 0x39 }
+        return b[..<e].allSatisfy { isDigit($0) || $0 == UInt8(ascii: ".") } && b[..<e].filter { $0 == UInt8(ascii: ".") }.count <= 1
+            && b[(e + 2)...].allSatisfy(isDigit)
+    }
+
     static func analyze(_ raw: String, currentYear: Int, makeCache: MakeCache?) -> VINAnalysis {
         let normalized = normalize(raw)
         var scratch = normalized
@@ -248,6 +259,18 @@ public enum VINEngine {
         // per code, and `11111111111111111` read as a North American 2001 model with check digit 1.
         if let reason = placeholderReason(bytes) {
             add(.vinPlaceholder, .error, "\(quoted(normalized)) is a placeholder (\(reason)), not a VIN; enter the real VIN from the vehicle or its papers")
+            analysis.findings = findings
+            analysis.valid = false
+            return analysis
+        }
+        // A spreadsheet showed the VIN as a number (`1.23457E+16`: an all-digit value read as a
+        // number, its digits beyond 15 lost) and saved it so: no typo to fix, the VIN is gone.
+        // One finding that says so (it was a length and a `+` at a position the dot moved).
+        if Self.isScientificNotation(bytes) {
+            add(
+                .vinCharacters, .error,
+                "VIN \(quoted(raw.trimmingCharacters(in: .whitespaces))) is a number in a spreadsheet's scientific notation "
+                    + "(such as 1.23457E+16): the VIN was lost when the file was saved; format the column as Text and export it again")
             analysis.findings = findings
             analysis.valid = false
             return analysis
