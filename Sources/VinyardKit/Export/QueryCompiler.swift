@@ -63,10 +63,11 @@ extension ExportTable {
             case .equal where matcher?.isDate == true:
                 terms.append(try dateMatch(value))
             case .notEqual where matcher?.isDate == true:
-                terms.append("(\(c) IS NULL OR NOT \(try dateMatch(value)))")
+                // `IS NOT 1`: a stored value `julianday` cannot read (NULL) is not the one named.
+                terms.append("(\(c) IS NULL OR (\(try dateMatch(value))) IS NOT 1)")
             case .in where matcher?.isDate == true:
-                let terms2 = try values.filter { !$0.isEmpty }.map(dateMatch)
-                terms.append(Self.orMissing(c, "(" + terms2.joined(separator: " OR ") + ")", condition))
+                let matches = try values.filter { !$0.isEmpty }.map(dateMatch)
+                terms.append(Self.orMissing(c, Self.balancedOr(matches), condition))
             case .equal where matcher != nil:
                 terms.append("vinyard_fold(\(c)) = \(folded(value))")
             case .notEqual where matcher != nil:
@@ -146,6 +147,14 @@ extension ExportTable {
         }
         guard n == 4 || n == 7, let next = nextPeriod(bound) else { return "\(c) = \(bind(bound))" }
         return "(\(c) >= \(bind(bound)) AND \(c) < \(bind(next)))"
+    }
+
+    /// `(a OR b OR …)` as a balanced tree: SQLite refuses an expression more than 1000 deep, which
+    /// a chain of 1000 `in` values on a date field (one term each) reached.
+    static func balancedOr(_ terms: [String]) -> String {
+        if terms.count <= 2 { return "(" + terms.joined(separator: " OR ") + ")" }
+        let half = terms.count / 2
+        return "(\(balancedOr(Array(terms[..<half]))) OR \(balancedOr(Array(terms[half...]))))"
     }
 
     /// An `in` list with an empty value (`make in '',BMW`) also matches a missing value, as `make=''`

@@ -30,7 +30,8 @@ public enum StagedOutputs {
     public static func moveIntoPlace(_ staging: String, _ path: String) -> Int32 {
         var info = stat()
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
-            _ = chmod(staging, info.st_mode & 0o7777)
+            // (Not set-user-ID or set-group-ID: the new file is the running user's.)
+            _ = chmod(staging, info.st_mode & 0o1777)
         }
         return rename(staging, path)
     }

@@ -356,10 +356,28 @@ final class FieldTyper {
                     "is not a valid date; it looks like a spreadsheet day number (\(date) in Excel): format the "
                         + "column as a date before exporting, or write \(expected)"))
         }
-        if pattern == nil, datePart.contains("/") {
+        if pattern == nil, let format = Self.shortYearFormat(datePart) {
+            // `31.12.19`, `12/31/19`: the year has two digits, which no built-in format reads.
+            source = "; its year has two digits: pass --date-format \(format), or write the year in full"
+        } else if pattern == nil, datePart.contains("/") {
             source = "; for day and month in another order pass --date-format, e.g. MM/dd/yyyy or dd/MM/yyyy"
         }
         return .failure(finding(.fieldDate, text, "is not a valid date; write \(expected)\(source)"))
+    }
+
+    /// The `--date-format` for a date of three numbers whose last has two digits (`31.12.19` →
+    /// `dd.MM.yy`, `12/31/19` → `MM/dd/yy`, `03/04/19` → either order); nil for anything else.
+    static func shortYearFormat(_ text: String) -> String? {
+        guard let separator = [".", "/", "-"].first(where: { text.contains($0) }) else { return nil }
+        let parts = text.split(separator: Character(separator), omittingEmptySubsequences: false)
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            parts[2].count == 2, let first = Int(parts[0]), let second = Int(parts[1])
+        else { return nil }
+        let dayFirst = ["dd", "MM", "yy"].joined(separator: separator)
+        let monthFirst = ["MM", "dd", "yy"].joined(separator: separator)
+        if separator == "." || first > 12 { return dayFirst }
+        if second > 12 { return monthFirst }
+        return "\(dayFirst) or \(monthFirst)"
     }
 
     // MARK: Currencies

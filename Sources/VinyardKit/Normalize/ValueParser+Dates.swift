@@ -1,8 +1,9 @@
-/// A source's date pattern (`MM/yyyy`, `dd.MM.yyyy`, `MM/dd/yyyy`): tokens `yyyy`, `MM`/`M`,
-/// `dd`/`d`; any other character must appear as written.
+/// A source's date pattern (`MM/yyyy`, `dd.MM.yyyy`, `MM/dd/yyyy`, `dd.MM.yy`): tokens `yyyy`
+/// (or `yy`: up to next year's two digits this century, the rest the last), `MM`/`M`, `dd`/`d`;
+/// any other character must appear as written.
 public struct DatePattern: Sendable, Hashable {
     enum Token: Sendable, Hashable {
-        case year, month(exact: Bool), day(exact: Bool), literal(UInt8)
+        case year, shortYear, month(exact: Bool), day(exact: Bool), literal(UInt8)
     }
     let tokens: [Token]
     public let text: String
@@ -29,9 +30,10 @@ public struct DatePattern: Sendable, Hashable {
             }
             switch b[i] {
             case UInt8(ascii: "y"):
-                guard run(b[i]) == 4 else { return nil }
-                tokens.append(.year)
-                i += 4
+                let n = run(b[i])
+                guard n == 4 || n == 2 else { return nil }
+                tokens.append(n == 4 ? .year : .shortYear)
+                i += n
             case UInt8(ascii: "M"):
                 let n = run(b[i])
                 guard n <= 2 else { return nil }
@@ -47,7 +49,7 @@ public struct DatePattern: Sendable, Hashable {
                 i += 1
             }
         }
-        guard tokens.contains(.year), tokens.contains(where: { if case .month = $0 { true } else { false } }) else {
+        guard tokens.contains(.year) || tokens.contains(.shortYear), tokens.contains(where: { if case .month = $0 { true } else { false } }) else {
             return nil
         }
         // `MM` and `dd` between separators also take one digit, as spreadsheets write them
@@ -69,6 +71,11 @@ public struct DatePattern: Sendable, Hashable {
         self.tokens = tokens
         self.text = pattern
     }
+
+    /// The century of a two-digit year: this one up to next year's (`26` and `27` in 2026 are
+    /// 2026 and 2027), the last one after it (`28` is 1928).
+    static func century(_ yy: Int) -> Int { yy <= (pivotYear + 1) % 100 ? (pivotYear + 1) / 100 * 100 : (pivotYear + 1) / 100 * 100 - 100 }
+    private static let pivotYear = VINDecoder.currentCalendarYear
 
     /// The value as ISO `yyyy-MM-dd` (or `yyyy-MM` without a day), nil when it does not match or
     /// is not a real date.
@@ -94,6 +101,7 @@ public struct DatePattern: Sendable, Hashable {
         for t in tokens {
             switch t {
             case .year: guard let v = digits(min: 4, max: 4) else { return nil }; year = v
+            case .shortYear: guard let v = digits(min: 2, max: 2) else { return nil }; year = Self.century(v) + v
             case .month(let exact): guard let v = digits(min: exact ? 2 : 1, max: 2) else { return nil }; month = v
             case .day(let exact): guard let v = digits(min: exact ? 2 : 1, max: 2) else { return nil }; day = v
             case .literal(let c):

@@ -325,14 +325,19 @@ public final class Pipeline {
             sequence += 1
             do {
                 if let failure = batch.mappingFailure { throw failure }
-                if !forcedChecked, let forced = options.source,
-                    let raw = batch.items.lazy.compactMap({ if case .record(let raw) = $0 { raw } else { nil } }).first
-                {
-                    forcedChecked = true
-                    if let warning = detector.forcedSourceWarning(
-                        forced, keys: raw.fields.map(\.name), wrapper: reader.wrapperKey, what: "the keys of its first record (line \(raw.provenance.line))")
-                    {
-                        input.warnings.append(warning)
+                if !forcedChecked, let forced = options.source {
+                    // As for detection, any of the first records fitting will do (a first record
+                    // can lack a key that names the source).
+                    let records = batch.items.lazy.compactMap({ if case .record(let raw) = $0 { raw } else { nil } }).prefix(Self.detectionWindow)
+                    if let first = records.first {
+                        forcedChecked = true
+                        if !records.contains(where: { detector.fits(forced, keys: $0.fields.map(\.name), wrapper: reader.wrapperKey) }),
+                            let warning = detector.forcedSourceWarning(
+                                forced, keys: first.fields.map(\.name), wrapper: reader.wrapperKey,
+                                what: "the keys of its first record (line \(first.provenance.line)) and those after it")
+                        {
+                            input.warnings.append(warning)
+                        }
                     }
                 }
                 if reader.csvHeader == nil {
@@ -385,6 +390,10 @@ public final class Pipeline {
         }
         // (The reading thread is done: the last batch came after its last read.)
         input.warnings += reader.notes
+        // No record to tell the source by (`{"locations": []}`): a wrapper only one source lists names it.
+        if input.source.isEmpty, let wrapper = reader.wrapperKey, let name = detector.source(ownWrapper: wrapper) {
+            input.source = name
+        }
         // A file cut short, rewritten or appended to while it was read: the records read may be
         // part of one version and part of another, or stop short. The run fails (an import
         // rolls back) instead of ending as if the file were whole (found by audit: a file
@@ -429,17 +438,24 @@ public final class Pipeline {
         var held = 0
         var votes: [(mapping: SourceMapping, count: Int)] = []
         // The source is decided once ``detectionWindow`` records are held (or the batch is full,
-        // or holds its bytes and a source is named, or the input ends): the specific source most of them name, else the generic one. A
-        // feed's first record can lack a key that names its source (`make_and_model` left out of
+        // or holds its bytes and a source is named, or the input ends), from the sources they
+        // name. A feed's first record can lack a key that names its source (`make_and_model` left out of
         // one record of a random-vehicle feed, as serializers omit empty keys): that record
         // alone read the whole file as `fleet`, its miles stored as km.
         func decide() throws {
+            // A specific source beats the generic one that loads the same table (a record fits
+            // the generic one by missing keys); otherwise, and between sources of one kind, the
+            // most votes win (a fleet file's one record with only coordinates is no places file).
+            func beats(_ vote: (mapping: SourceMapping, count: Int), _ best: (mapping: SourceMapping, count: Int)) -> Bool {
+                if vote.mapping.fallback != best.mapping.fallback, vote.mapping.schema == best.mapping.schema {
+                    return best.mapping.fallback
+                }
+                return vote.count > best.count
+            }
             var best: (mapping: SourceMapping, count: Int)?
             for vote in votes {
                 guard let b = best else { best = vote; continue }
-                if (b.mapping.fallback && !vote.mapping.fallback) || (b.mapping.fallback == vote.mapping.fallback && vote.count > b.count) {
-                    best = vote
-                }
+                if beats(vote, b) { best = vote }
             }
             guard let best else {
                 if let detectionError { throw detectionError }

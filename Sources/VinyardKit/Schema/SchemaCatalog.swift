@@ -160,7 +160,7 @@ public struct SchemaCatalog: Sendable {
             }
             if let p = f.dateFormat, DatePattern(p) == nil {
                 throw VinyardError(
-                    .usage, "source mapping '\(mapping.name)': date format '\(p)' needs yyyy and M or MM")
+                    .usage, "source mapping '\(mapping.name)': date format '\(p)' needs yyyy (or yy) and M or MM")
             }
         }
         for r in mapping.required { try check(r, "required field") }

@@ -199,6 +199,12 @@ public struct SourceDetector: Sendable {
         candidates.map(expectation).joined(separator: "; ")
     }
 
+    /// The source a wrapper key names when only one mapping lists it (`locations`); nil otherwise.
+    public func source(ownWrapper wrapper: String) -> String? {
+        guard ownWrappers.contains(wrapper) else { return nil }
+        return candidates.first { $0.mapping.wrappers.contains(wrapper) }?.mapping.name
+    }
+
     /// Whether `keys` (a header, a record's keys) have what the source `name` is detected by; true
     /// for a name no source of the catalog has (`raw`).
     public func fits(_ name: String, keys: [String], wrapper: String? = nil) -> Bool {

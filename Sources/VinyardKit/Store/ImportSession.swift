@@ -271,10 +271,9 @@ public final class ImportSession {
             var rowHash = rowHash
             var keyHash = keyHash
             let rekeyed = try resolveIDKey(&record, key: &key, rowHash: &rowHash, keyHash: &keyHash, schema: schema)
-            var result = try store(
-                record, key: key, schema: schema, source: source, policy: policy, rowHash: rowHash, keyHash: keyHash)
-            // The row took its VIN key (and VIN): changed, whatever the policy did with the rest.
-            if rekeyed, result.outcome == .unchanged { result.outcome = .updated }
+            let result = try store(
+                record, key: key, schema: schema, source: source, policy: policy, rowHash: rowHash, keyHash: keyHash,
+                rekeyed: rekeyed)
             count(result.outcome, input: record.provenance.input)
             for finding in record.findings { findingCounts[finding.code.rawValue, default: 0] += 1 }
             for finding in result.conflicts { findingCounts[finding.code.rawValue, default: 0] += 1 }
@@ -286,7 +285,7 @@ public final class ImportSession {
 
     private func store(
         _ record: CanonicalRecord, key: String, schema: Schema, source: String?, policy: DuplicatePolicy,
-        rowHash: Int64?, keyHash knownKeyHash: UInt64?
+        rowHash: Int64?, keyHash knownKeyHash: UInt64?, rekeyed: Bool = false
     ) throws -> WriteResult {
         let writer = try tableWriter(for: schema)
         let table = schema.name
@@ -505,7 +504,8 @@ public final class ImportSession {
             try addFindings(record.findings, table: table, key: key, provenance: provenance)
             return WriteResult(outcome: .updated)
         case .first, .merge:
-            let keptHash = policy == .first ? stored.hash : writer.hash(kept)
+            // (A row that just took its VIN key holds values its stored hash does not: hashed anew.)
+            let keptHash = policy == .first && !rekeyed ? stored.hash : writer.hash(kept)
             if losesValues(values, kept) {
                 // Values not taken (conflicting ones, and with `first` also those that would fill
                 // the row's empty fields) are kept with the record; re-running the same input
@@ -735,20 +735,28 @@ public final class ImportSession {
 
     /// Gives the row an earlier run stored under `idKey` the key `vinKey` and the record's VIN
     /// (with what it decodes; with its findings and `duplicates` entries), when no row has that
-    /// key yet; true when it did.
+    /// key yet; true when it did. The row's `_hash` stays the one its values had before the run,
+    /// so the record's store counts and rewrites it as changed (see ``store``).
     private func rekey(_ writer: TableWriter, from idKey: String, to vinKey: String, record: CanonicalRecord) throws -> Bool {
-        guard let old = try writer.find(idKey, provenance: record.provenance), old.runID != runID,
+        // One set lookup a record: the rows earlier runs keyed by their id are read once a run.
+        guard let name = Self.sourceName(idKey), writer.names.contains("source"), writer.names.contains("source_id") else { return false }
+        let table = writer.schema.name
+        let cacheKey = "\(table)\u{0}\(name)"
+        if idKeyedRows[cacheKey] == nil {
+            idKeyedRows[cacheKey] = try Set(sourceRows(table: table, name: name, idKeyed: true).map(\.key))
+        }
+        guard idKeyedRows[cacheKey]?.contains(idKey) == true,
+            let old = try writer.find(idKey, provenance: record.provenance),
             try writer.find(vinKey, provenance: record.provenance) == nil,
             var values = try writer.existing(rowID: old.rowID)?.values
         else { return false }
-        let table = writer.schema.name
         let fields = Self.vinFields(writer)
         for i in fields where values[i] == nil || values[i] == .text("") { values[i] = record.values[i] }
         do {
-            let sets = fields.enumerated().map { "\(quoteIdentifier(writer.names[$0.element]))=?\($0.offset + 4)" }
+            let sets = fields.enumerated().map { "\(quoteIdentifier(writer.names[$0.element]))=?\($0.offset + 3)" }
             try connection.prepare(
-                "UPDATE \(quoteIdentifier(table)) SET \"_key\"=?1, \"_hash\"=?2\(sets.map { ", " + $0 }.joined()) WHERE rowid=?3"
-            ).execute([.text(vinKey), .integer(writer.hash(values)), .integer(old.rowID)] + fields.map { values[$0] })
+                "UPDATE \(quoteIdentifier(table)) SET \"_key\"=?1\(sets.map { ", " + $0 }.joined()) WHERE rowid=?2"
+            ).execute([.text(vinKey), .integer(old.rowID)] + fields.map { values[$0] })
             for log in ["findings", "duplicates"] {
                 try connection.prepare("UPDATE \(log) SET key=?1 WHERE table_name=?2 AND key=?3")
                     .execute([.text(vinKey), .text(table), .text(idKey)])
@@ -756,31 +764,48 @@ public final class ImportSession {
         } catch {
             throw VinyardStore.storeError(error, "cannot give \(idKey) its VIN key \(vinKey) in \(store.path)")
         }
+        idKeyedRows[cacheKey]?.remove(idKey)
+        vinKeysByID[cacheKey]?[idKey] = vinKey
         return true
+    }
+    /// The keys of rows earlier runs stored under their id, by table and source.
+    private var idKeyedRows: [String: Set<String>] = [:]
+
+    /// `fleet-record` of `fleet-record:veh-100`.
+    private static func sourceName(_ idKey: String) -> String? {
+        idKey.firstIndex(of: ":").map { String(idKey[..<$0]) }
+    }
+
+    /// The rows of `table` that earlier runs stored for the source `name` (by its `source` field)
+    /// with an id: those keyed by it (`idKeyed`), or those keyed otherwise (by their VIN), as
+    /// (key, `name:id`).
+    private func sourceRows(table: String, name: String, idKeyed: Bool) throws -> [(key: String, idKey: String)] {
+        var rows: [(key: String, idKey: String)] = []
+        do {
+            let statement = try connection.prepare(
+                "SELECT \"_key\", \"source_id\" FROM \(quoteIdentifier(table)) WHERE \"source\"=?1 AND \"source_id\" IS NOT NULL "
+                    + "AND \"_key\" \(idKeyed ? "=" : "<>") ?1 || ':' || \"source_id\" AND \"_first_run_id\" <> ?2")
+            try statement.bind(name, at: 1)
+            try statement.bind(runID, at: 2)
+            while try statement.step() {
+                if let key = statement.text(0), let id = statement.text(1) { rows.append((key, "\(name):\(id)")) }
+            }
+        } catch {
+            throw VinyardStore.storeError(error, "cannot read the \(name) ids of \(table) in \(store.path)")
+        }
+        return rows
     }
 
     /// The key of the row an earlier run stored for `idKey`'s vehicle under its VIN (the rows of
     /// that source with that id keyed otherwise); nil when there is none. The source's rows are
     /// read once a run.
     private func vinKey(forID idKey: String, writer: TableWriter) throws -> String? {
-        guard let colon = idKey.firstIndex(of: ":"), writer.names.contains("source"), writer.names.contains("source_id") else { return nil }
-        let name = String(idKey[..<colon])
+        guard let name = Self.sourceName(idKey), writer.names.contains("source"), writer.names.contains("source_id") else { return nil }
         let table = writer.schema.name
         let cacheKey = "\(table)\u{0}\(name)"
         if vinKeysByID[cacheKey] == nil {
             var keys: [String: String] = [:]
-            do {
-                let statement = try connection.prepare(
-                    "SELECT \"_key\", \"source_id\" FROM \(quoteIdentifier(table)) WHERE \"source\"=?1 AND \"source_id\" IS NOT NULL "
-                        + "AND \"_key\" <> ?1 || ':' || \"source_id\" AND \"_run_id\" <> ?2")
-                try statement.bind(name, at: 1)
-                try statement.bind(runID, at: 2)
-                while try statement.step() {
-                    if let vin = statement.text(0), let id = statement.text(1) { keys["\(name):\(id)"] = vin }
-                }
-            } catch {
-                throw VinyardStore.storeError(error, "cannot read the \(name) ids of \(table) in \(store.path)")
-            }
+            for row in try sourceRows(table: table, name: name, idKeyed: false) { keys[row.idKey] = row.key }
             vinKeysByID[cacheKey] = keys
         }
         return vinKeysByID[cacheKey]?[idKey]

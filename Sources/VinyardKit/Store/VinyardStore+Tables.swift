@@ -99,7 +99,6 @@ extension VinyardStore {
         "CREATE UNIQUE INDEX \(quoteIdentifier(keyIndexName(table))) ON \(quoteIdentifier(table))(\"_key\")"
     }
 
-    /// The column names of `table` in order (empty when the table does not exist).
     /// Throws the damaged-database error (exit 65) when a table every Vinyard database has (the
     /// schema tables it names, `rejects`, `findings`, `duplicates`, `import_runs`) is missing: a
     /// dropped `vehicles` was "nothing has been imported into it yet" (exit 64), a dropped
@@ -121,6 +120,7 @@ extension VinyardStore {
                 + "\(missing.count == 1 ? "is" : "are") missing; restore it from a backup or choose another --db path")
     }
 
+    /// The column names of `table` in order (empty when the table does not exist).
     public func columnNames(of table: String) throws -> [String] {
         do {
             let statement = try connection.prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid")

@@ -216,15 +216,20 @@ public enum VINEngine {
         return repeatsPattern(b)
     }
 
-    /// Digits (with a decimal point, or without it once normalized), `E+` and an exponent of one
-    /// or two digits.
+    /// Digits with at most one decimal point or comma (a VIN field's normalization drops the
+    /// point), `E`, an optional `+` and an exponent of one to three digits: `1.23457E+16`,
+    /// `1,23457E+16` (European Excel), `1.23457E16`, `1.2E+016`.
     static func isScientificNotation(_ b: [UInt8]) -> Bool {
-        guard let e = b.firstIndex(of: UInt8(ascii: "E")), e > 0, e + 2 < b.count, b.count - e <= 4,
-            b[e + 1] == UInt8(ascii: "+"), b[0] != UInt8(ascii: ".")
-        else { return false }
+        guard let e = b.firstIndex(of: UInt8(ascii: "E")), e > 0 else { return false }
         let isDigit = { (c: UInt8) in c >= 0x30 && c <= 0x39 }
-        return b[..<e].allSatisfy { isDigit($0) || $0 == UInt8(ascii: ".") } && b[..<e].filter { $0 == UInt8(ascii: ".") }.count <= 1
-            && b[(e + 2)...].allSatisfy(isDigit)
+        let mantissa = b[..<e]
+        guard isDigit(mantissa[mantissa.startIndex]),
+            mantissa.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ",") }),
+            mantissa.filter({ !isDigit($0) }).count <= 1
+        else { return false }
+        var exponent = b[(e + 1)...]
+        if exponent.first == UInt8(ascii: "+") { exponent = exponent.dropFirst() }
+        return (1...3).contains(exponent.count) && exponent.allSatisfy(isDigit)
     }
 
     static func analyze(_ raw: String, currentYear: Int, makeCache: MakeCache?) -> VINAnalysis {
@@ -265,7 +270,7 @@ public enum VINEngine {
         }
         // A spreadsheet showed the VIN as a number (`1.23457E+16`: an all-digit value read as a
         // number, its digits beyond 15 lost) and saved it so: no typo to fix, the VIN is gone.
-        // One finding that says so (it was a length and a `+` at a position the dot moved).
+        // One finding that says so (it was a length, and a `+` at a position the point moved).
         if Self.isScientificNotation(bytes) {
             add(
                 .vinCharacters, .error,

@@ -55,7 +55,7 @@ struct PipelineOptionGroup: ParsableArguments {
         if let dateFormat {
             guard let pattern = DatePattern(dateFormat) else {
                 throw VinyardError(
-                    .usage, "--date-format '\(dateFormat)' needs yyyy and MM (or M), e.g. MM/dd/yyyy or dd.MM.yyyy")
+                    .usage, "--date-format '\(dateFormat)' needs yyyy (or yy) and MM (or M), e.g. MM/dd/yyyy, dd.MM.yyyy or dd.MM.yy")
             }
             options.mapper.datePattern = pattern
         }
