@@ -4,6 +4,12 @@ import VinyardKit
 
 /// Findings of review 24 (session 21), each run through the built binary.
 @Suite struct Review24Tests {
+    /// A fleet-record JSON Lines record (`vin: null` when `vin` is nil).
+    static func fleetRecord(_ id: String, _ vin: String?, make: String, model: String, year: Int, odometer: Int) -> String {
+        #"{"id": "\#(id)", "make": "\#(make)", "model": "\#(model)", "year": \#(year), "type": "car", "licensePlate": "FR-\#(id)", "#
+            + #""vin": \#(vin.map { "\"\($0)\"" } ?? "null"), "fuelType": "Gasoline", "odometer": \#(odometer), "status": "active"}"#
+    }
+
     /// Under `merge`, a `fleet` row took the `source_id` of a `random-vehicle` record with the
     /// same VIN: the row said `source=fleet, source_id=101`, an id no fleet record has. The row
     /// keeps its own source's id (here none); the other id stays with its record in `duplicates`.
@@ -212,8 +218,7 @@ import VinyardKit
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         func record(_ id: String, _ vin: String?, _ make: String, _ model: String, _ year: Int, _ odometer: Int) -> String {
-            #"{"id": "\#(id)", "make": "\#(make)", "model": "\#(model)", "year": \#(year), "type": "car", "licensePlate": "FR-\#(id)", "#
-                + #""vin": \#(vin.map { "\"\($0)\"" } ?? "null"), "fuelType": "Gasoline", "odometer": \#(odometer), "status": "active"}"#
+            Self.fleetRecord(id, vin, make: make, model: model, year: year, odometer: odometer)
         }
         let first = try Review12Tests.write(
             record("veh-100", nil, "Ford", "F-150", 2019, 50000) + "\n" + record("veh-101", "2HKRM3H38EH550410", "Honda", "CR-V", 2014, 140000) + "\n",
@@ -321,8 +326,7 @@ import VinyardKit
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         func record(_ id: String, _ vin: String?, odometer: Int) -> String {
-            #"{"id": "\#(id)", "make": "Ford", "model": "F-150", "year": 2019, "type": "car", "licensePlate": "FR-\#(id)", "#
-                + #""vin": \#(vin.map { "\"\($0)\"" } ?? "null"), "fuelType": "Gasoline", "odometer": \#(odometer), "status": "active"}"#
+            Self.fleetRecord(id, vin, make: "Ford", model: "F-150", year: 2019, odometer: odometer)
         }
         let db = dir.appendingPathComponent("k.db").path
         let first = try Review12Tests.write(record("veh-200", nil, odometer: 1) + "\n" + record("veh-100", nil, odometer: 2) + "\n", "a.jsonl", in: dir)
