@@ -318,7 +318,7 @@ public final class Pipeline {
         let unmappedLimit = 20
         // CSV columns without a name that hold a value, named once per input.
         var unnamedColumns = Set<Int>()
-        // A JSON input's first record, under a forced source, is checked against it once.
+        // A JSON input's first records, under a forced source, are checked against it once.
         var forcedChecked = options.source == nil || reader.csvHeader != nil
         while true {
             let batch = flow.takeMapped(sequence)
@@ -439,9 +439,9 @@ public final class Pipeline {
         var votes: [(mapping: SourceMapping, count: Int)] = []
         // The source is decided once ``detectionWindow`` records are held (or the batch is full,
         // or holds its bytes and a source is named, or the input ends), from the sources they
-        // name. A feed's first record can lack a key that names its source (`make_and_model` left out of
-        // one record of a random-vehicle feed, as serializers omit empty keys): that record
-        // alone read the whole file as `fleet`, its miles stored as km.
+        // name. A feed's first record can lack a key that names its source (`make_and_model`
+        // left out, as serializers omit empty keys): that record alone read a random-vehicle
+        // feed as `fleet`, its miles stored as km.
         func decide() throws {
             // A specific source beats the generic one that loads the same table (a record fits
             // the generic one by missing keys); otherwise, and between sources of one kind, the
