@@ -144,12 +144,17 @@ final class FieldTyper {
             return .failure(
                 finding(.fieldType, text, "is not a yes/no value; write true or false (yes/no, 1/0 work too)"))
         case .date, .dateOrYearMonth, .yearmonth, .datetime:
-            // A JSON number in a date-time field can only be a Unix time (an API's
-            // `lastSyncDate: 1700000000000`): seconds or milliseconds, read as UTC.
-            if field.type == .datetime, case .number(let n) = raw, let iso = ValueParser.unixTimestamp(n) {
-                return .success(.text(iso))
+            // A JSON number of 9 to 14 digits in a date or date-time field can only be a Unix
+            // time (an API's `lastSyncDate: 1700000000000`): seconds or milliseconds, read as UTC;
+            // a date field takes its day (a year, `2019`, or `20190630` is read as text is).
+            if case .number(let n) = raw, let iso = ValueParser.unixTimestamp(n) {
+                return .success(.text(dateFieldValue(iso)))
             }
             guard let text = scalarText(raw) else { return .failure(notScalar(raw)) }
+            // OData v2 and old .NET JSON: `/Date(1561852800000)/`, `/Date(1561852800000+0200)/`.
+            if text.utf8.first == UInt8(ascii: "/"), let iso = ValueParser.dotNetDate(text) {
+                return .success(.text(dateFieldValue(iso)))
+            }
             return date(text, pattern: datePattern)
         }
     }
@@ -316,6 +321,16 @@ final class FieldTyper {
         }
     }
 
+    /// An ISO date-time (`2019-06-30T00:00:00Z`) as the field stores it: whole in a date-time
+    /// field, its day in a date field, its month in a year-month field.
+    private func dateFieldValue(_ iso: String) -> String {
+        switch field.type {
+        case .datetime: iso
+        case .yearmonth: String(iso.prefix(7))
+        default: String(iso.prefix(10))
+        }
+    }
+
     private func date(_ text: String, pattern: DatePattern?) -> TypedValue {
         let parsed: String?
         let expected: String
@@ -375,9 +390,10 @@ final class FieldTyper {
         else { return nil }
         let dayFirst = ["dd", "MM", "yy"].joined(separator: separator)
         let monthFirst = ["MM", "dd", "yy"].joined(separator: separator)
-        if separator == "." || first > 12 { return dayFirst }
+        if first > 12 && second > 12 { return nil }
+        if first > 12 { return dayFirst }
         if second > 12 { return monthFirst }
-        return "\(dayFirst) or \(monthFirst)"
+        return separator == "." ? dayFirst : "\(dayFirst) or \(monthFirst)"
     }
 
     // MARK: Currencies

@@ -52,6 +52,11 @@ public struct DatePattern: Sendable, Hashable {
         guard tokens.contains(.year) || tokens.contains(.shortYear), tokens.contains(where: { if case .month = $0 { true } else { false } }) else {
             return nil
         }
+        // One year, one month, at most one day (`dd.MM.yy.yy` was taken).
+        let years = tokens.filter { $0 == .year || $0 == .shortYear }.count
+        let months = tokens.filter { if case .month = $0 { true } else { false } }.count
+        let days = tokens.filter { if case .day = $0 { true } else { false } }.count
+        guard years == 1, months == 1, days <= 1 else { return nil }
         // `MM` and `dd` between separators also take one digit, as spreadsheets write them
         // (`4/15/2014` under `MM/dd/yyyy`: the format the ambiguous-date advice names refused
         // dates that loaded without it). Run together with another number (`yyyyMMdd`) they
@@ -439,6 +444,38 @@ extension ValueParser {
         var out = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(rest / 3600, 2)):\(pad(rest / 60 % 60, 2)):\(pad(rest % 60, 2))"
         if fraction != 0 { out += "." + pad(fraction, 3) }
         return out + "Z"
+    }
+
+    /// OData v2's and old .NET's JSON date, `/Date(MILLISECONDS)/` or `/Date(MILLISECONDS+hhmm)/`
+    /// (milliseconds since 1970 UTC, then the writer's offset), as an ISO 8601 date-time: UTC
+    /// without an offset, else the local time with it (`/Date(1561852800000+0200)/` is
+    /// `2019-06-30T02:00:00+02:00`). Nil for anything else.
+    public static func dotNetDate(_ text: String) -> String? {
+        let t = ValueParser.trimmed(text)
+        guard t.hasPrefix("/Date("), t.hasSuffix(")/") else { return nil }
+        var inner = Substring(t.dropFirst(6).dropLast(2))
+        var offsetMinutes: Int?
+        if let sign = inner.dropFirst().lastIndex(where: { $0 == "+" || $0 == "-" }) {
+            let zone = inner[inner.index(after: sign)...]
+            guard zone.count == 4, zone.allSatisfy(\.isASCII), zone.allSatisfy(\.isNumber), let hh = Int(zone.prefix(2)), let mm = Int(zone.suffix(2)),
+                hh <= 14, mm < 60
+            else { return nil }
+            offsetMinutes = (hh * 60 + mm) * (inner[sign] == "-" ? -1 : 1)
+            inner = inner[..<sign]
+        }
+        guard let millis = Int64(inner), abs(millis) < 253_402_300_800_000 else { return nil }
+        let local = millis + Int64(offsetMinutes ?? 0) * 60_000
+        let seconds = local >= 0 ? local / 1000 : (local - 999) / 1000
+        let fraction = Int(local - seconds * 1000)
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let rest = Int(seconds - days * 86_400)
+        let (year, month, day) = civilDate(daysSince1970: days)
+        guard (1...9999).contains(year) else { return nil }
+        var out = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(rest / 3600, 2)):\(pad(rest / 60 % 60, 2)):\(pad(rest % 60, 2))"
+        if fraction != 0 { out += "." + pad(fraction, 3) }
+        guard let offsetMinutes else { return out + "Z" }
+        let m = abs(offsetMinutes)
+        return out + (offsetMinutes < 0 ? "-" : "+") + pad(m / 60, 2) + ":" + pad(m % 60, 2)
     }
 
     /// The date a spreadsheet's day number stands for, as yyyy-MM-dd, when `text` is one: five

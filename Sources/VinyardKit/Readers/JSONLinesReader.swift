@@ -75,7 +75,7 @@ public final class JSONLinesReader: RecordReader {
                 }
                 scanFrom += buffer.start
             }
-            let lineStart = buffer.start
+            var lineStart = buffer.start
             if lineStart >= buffer.end && buffer.eof { return nil }
             let lineNumber = line
             line += 1
@@ -90,6 +90,11 @@ public final class JSONLinesReader: RecordReader {
                 continue
             }
             let provenance = Provenance(input: inputName, line: lineNumber)
+            // A byte order mark starting a later line: files joined with `cat`, each with its own
+            // (the line was a `row.malformed` reject, "unexpected character byte 0xEF").
+            if lineEnd - lineStart >= 3, buffer.withBytes({ p in p[lineStart] == 0xEF && p[lineStart + 1] == 0xBB && p[lineStart + 2] == 0xBF }) {
+                lineStart += 3
+            }
             parser.sawInvalidUTF8 = false
             parser.decodeAsWindows1252 = false
             var outcome = parseLine(lineStart, lineEnd)

@@ -158,7 +158,7 @@ public final class JSONReader: RecordReader {
     /// `content`, Elasticsearch's `hits`, CouchDB's `docs`, and what fleet systems call their
     /// vehicles. Beside a record's fields they are its own list (`"equipment": [{…}]`), and they
     /// name no page of a paged array (found by review).
-    static let listKeys: Set<String> = ["value", "content", "hits", "docs", "assets", "units", "equipment", "entries"]
+    static let listKeys: Set<String> = ["value", "content", "hits", "docs", "assets", "units", "equipment", "entries", "features"]
 
     /// Whether `key` is one a record array goes by (``knownWrapperKeys`` or ``listKeys``).
     static func namesRecordArray(_ key: String) -> Bool {

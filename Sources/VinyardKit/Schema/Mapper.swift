@@ -392,9 +392,15 @@ public final class Mapper {
         var changed = false
         // A JSON:API resource (`{"type": "vehicle", "id": "1", "attributes": {…}}`): its `type`
         // names the kind of resource, not the vehicle type (every record was a `field.enum` reject).
-        let resource = fields.contains { f in
-            if case .object = f.value { f.name == "attributes" } else { false }
-        } && fields.contains { $0.name == "id" }
+        // So does a GeoJSON feature's (`{"type": "Feature", "geometry": …, "properties": …}`: the
+        // `export --format geojson` of a database did not load back).
+        let resource =
+            (fields.contains { f in
+                if case .object = f.value { f.name == "attributes" } else { false }
+            } && fields.contains { $0.name == "id" })
+            || (fields.contains { f in
+                if case .object = f.value { f.name == "geometry" } else { false }
+            } && fields.contains { $0.name == "type" && $0.value.scalarText == "Feature" })
         // The vehicle-naming fields (VIN, make, model, …) the record gives at its top level,
         // worked out only for an object with such a member (most objects are positions and
         // readings: this cost 16k instructions a record when done for every one).

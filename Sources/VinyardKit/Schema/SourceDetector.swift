@@ -218,7 +218,7 @@ public struct SourceDetector: Sendable {
     public func forcedSourceWarning(_ name: String, keys: [String], wrapper: String? = nil, what: String) -> String? {
         guard !fits(name, keys: keys, wrapper: wrapper), let c = candidates.first(where: { $0.mapping.name == name }) else { return nil }
         let detected = (try? detect(keys: keys, wrapper: wrapper, inputName: "")).map { "; they look like \($0.name)" } ?? ""
-        return "--source \(name): \(what) lack what the source is recognized by, \(expectation(c))\(detected); "
+        return "--source \(name): \(what) do not fit the source, which is recognized by \(expectation(c))\(detected); "
             + "its fields are read from them as they are named: check the source"
     }
 

@@ -134,6 +134,8 @@ public final class ImportSession {
         startedAt = Date()
         timestamp = VinyardStore.timestamp(startedAt)
         let connection = store.connection
+        // A table dropped from the file: "is damaged" (exit 65), not SQLite's "no such table" (74).
+        try store.checkTablesPresent()
         // An earlier run that was rolled back may have left the smaller append cache.
         try connection.execute("PRAGMA cache_size=\(VinyardStore.writerCacheSize)")
         let start = try connection.prepare(
@@ -718,6 +720,10 @@ public final class ImportSession {
         guard writer.runKeys == nil else { return false }
         if key != idKey { return try rekey(writer, from: idKey, to: key, record: record) }
         guard let vinKey = try vinKey(forID: idKey, writer: writer) else { return false }
+        // Both rows there (a first load held the id with and without its VIN): the id's goes.
+        if try isIDKeyed(idKey, writer: writer), let old = try writer.find(idKey, provenance: record.provenance) {
+            try absorb(writer, rowID: old.rowID, idKey: idKey, into: vinKey)
+        }
         key = vinKey
         keyHash = nil
         // A record without its VIN does not unknow it: the row keeps it and what it decodes.
@@ -739,17 +745,19 @@ public final class ImportSession {
     /// so the record's store counts and rewrites it as changed (see ``store``).
     private func rekey(_ writer: TableWriter, from idKey: String, to vinKey: String, record: CanonicalRecord) throws -> Bool {
         // One set lookup a record: the rows earlier runs keyed by their id are read once a run.
-        guard let name = Self.sourceName(idKey), writer.names.contains("source"), writer.names.contains("source_id") else { return false }
+        guard try isIDKeyed(idKey, writer: writer), let name = Self.sourceName(idKey),
+            let old = try writer.find(idKey, provenance: record.provenance)
+        else { return false }
         let table = writer.schema.name
         let cacheKey = "\(table)\u{0}\(name)"
-        if idKeyedRows[cacheKey] == nil {
-            idKeyedRows[cacheKey] = try Set(sourceRows(table: table, name: name, idKeyed: true).map(\.key))
+        if try writer.find(vinKey, provenance: record.provenance) != nil {
+            // The vehicle has a row under its VIN already (from another source, or from a first
+            // load that held the id with and without it): the id's row goes into `duplicates`,
+            // and the record updates the VIN's row.
+            try absorb(writer, rowID: old.rowID, idKey: idKey, into: vinKey)
+            return false
         }
-        guard idKeyedRows[cacheKey]?.contains(idKey) == true,
-            let old = try writer.find(idKey, provenance: record.provenance),
-            try writer.find(vinKey, provenance: record.provenance) == nil,
-            var values = try writer.existing(rowID: old.rowID)?.values
-        else { return false }
+        guard var values = try writer.existing(rowID: old.rowID)?.values else { return false }
         let fields = Self.vinFields(writer)
         for i in fields where values[i] == nil || values[i] == .text("") { values[i] = record.values[i] }
         do {
@@ -770,6 +778,38 @@ public final class ImportSession {
     }
     /// The keys of rows earlier runs stored under their id, by table and source.
     private var idKeyedRows: [String: Set<String>] = [:]
+
+    /// Whether an earlier run stored a row under `idKey` (the source's such rows are read once a run).
+    private func isIDKeyed(_ idKey: String, writer: TableWriter) throws -> Bool {
+        guard let name = Self.sourceName(idKey), writer.names.contains("source"), writer.names.contains("source_id") else { return false }
+        let table = writer.schema.name
+        let cacheKey = "\(table)\u{0}\(name)"
+        if idKeyedRows[cacheKey] == nil {
+            idKeyedRows[cacheKey] = try Set(sourceRows(table: table, name: name, idKeyed: true).map(\.key))
+        }
+        return idKeyedRows[cacheKey]?.contains(idKey) == true
+    }
+
+    /// Removes the row stored under `idKey` for a vehicle that has a row under `vinKey`: its values
+    /// and findings go to `duplicates` (`replaced`), with its earlier entries, under the VIN key.
+    private func absorb(_ writer: TableWriter, rowID: Int64, idKey: String, into vinKey: String) throws {
+        let table = writer.schema.name
+        do {
+            guard let stored = try writer.existing(rowID: rowID) else { return }
+            let raw = StoreJSON.values(stored.values, names: writer.names)
+            let replacedFindings = try findings(table: table, key: idKey)
+            try connection.prepare("UPDATE duplicates SET key=?1 WHERE table_name=?2 AND key=?3")
+                .execute([.text(vinKey), .text(table), .text(idKey)])
+            try addDuplicate(
+                table: table, key: vinKey, input: stored.input, line: stored.line, element: stored.element, action: "replaced",
+                raw: raw, findings: replacedFindings, stored: raw)
+            try clearFindings(table: table, key: idKey)
+            try connection.prepare("DELETE FROM \(quoteIdentifier(table)) WHERE rowid=?1").execute([.integer(rowID)])
+        } catch {
+            throw VinyardStore.storeError(error, "cannot fold \(idKey) into \(vinKey) in \(store.path)")
+        }
+        if let name = Self.sourceName(idKey) { idKeyedRows["\(table)\u{0}\(name)"]?.remove(idKey) }
+    }
 
     /// `fleet-record` of `fleet-record:veh-100`.
     private static func sourceName(_ idKey: String) -> String? {

@@ -217,19 +217,21 @@ public enum VINEngine {
     }
 
     /// Digits with at most one decimal point or comma (a VIN field's normalization drops the
-    /// point), `E`, an optional `+` and an exponent of one to three digits: `1.23457E+16`,
-    /// `1,23457E+16` (European Excel), `1.23457E16`, `1.2E+016`.
-    static func isScientificNotation(_ b: [UInt8]) -> Bool {
-        guard let e = b.firstIndex(of: UInt8(ascii: "E")), e > 0 else { return false }
+    /// point), `E`, a `+` and an exponent of one to three digits: `1.23457E+16`, `1,23457E+16`
+    /// (European Excel), `1.2E+016`, or `1.23457E16` with its point. Never a string of VIN
+    /// characters alone (`111055010271206E1` may be a VIN).
+    public static func isScientificNotation<C: Collection<UInt8>>(_ b: C) -> Bool where C.Index == Int {
+        guard let e = b.firstIndex(of: UInt8(ascii: "E")), e > b.startIndex else { return false }
         let isDigit = { (c: UInt8) in c >= 0x30 && c <= 0x39 }
         let mantissa = b[..<e]
-        guard isDigit(mantissa[mantissa.startIndex]),
-            mantissa.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ",") }),
-            mantissa.filter({ !isDigit($0) }).count <= 1
+        let separators = mantissa.filter { !isDigit($0) }
+        guard isDigit(mantissa[mantissa.startIndex]), separators.count <= 1,
+            separators.allSatisfy({ $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ",") })
         else { return false }
         var exponent = b[(e + 1)...]
-        if exponent.first == UInt8(ascii: "+") { exponent = exponent.dropFirst() }
-        return (1...3).contains(exponent.count) && exponent.allSatisfy(isDigit)
+        let plus = exponent.first == UInt8(ascii: "+")
+        if plus { exponent = exponent.dropFirst() }
+        return (plus || !separators.isEmpty) && (1...3).contains(exponent.count) && exponent.allSatisfy(isDigit)
     }
 
     static func analyze(_ raw: String, currentYear: Int, makeCache: MakeCache?) -> VINAnalysis {
@@ -257,17 +259,6 @@ public enum VINEngine {
             findings.append(Finding(code, severity, field: "vin", message: message, suggestion: suggestion))
         }
 
-        // A placeholder is not a VIN: its one finding says so, and nothing is checked or decoded
-        // further. Its length, characters, check digit and position 10 are no mistakes to fix
-        // (`UNKNOWN` got vin.length and vin.characters as well, `12345678901234567`
-        // vin.check_digit and vin.model_year), a row that holds one has one defect, counted once
-        // per code, and `11111111111111111` read as a North American 2001 model with check digit 1.
-        if let reason = placeholderReason(bytes) {
-            add(.vinPlaceholder, .error, "\(quoted(normalized)) is a placeholder (\(reason)), not a VIN; enter the real VIN from the vehicle or its papers")
-            analysis.findings = findings
-            analysis.valid = false
-            return analysis
-        }
         // A spreadsheet showed the VIN as a number (`1.23457E+16`: an all-digit value read as a
         // number, its digits beyond 15 lost) and saved it so: no typo to fix, the VIN is gone.
         // One finding that says so (it was a length, and a `+` at a position the point moved).
@@ -276,6 +267,17 @@ public enum VINEngine {
                 .vinCharacters, .error,
                 "VIN \(quoted(raw.trimmingCharacters(in: .whitespaces))) is a number in a spreadsheet's scientific notation "
                     + "(such as 1.23457E+16): the VIN was lost when the file was saved; format the column as Text and export it again")
+            analysis.findings = findings
+            analysis.valid = false
+            return analysis
+        }
+        // A placeholder is not a VIN: its one finding says so, and nothing is checked or decoded
+        // further. Its length, characters, check digit and position 10 are no mistakes to fix
+        // (`UNKNOWN` got vin.length and vin.characters as well, `12345678901234567`
+        // vin.check_digit and vin.model_year), a row that holds one has one defect, counted once
+        // per code, and `11111111111111111` read as a North American 2001 model with check digit 1.
+        if let reason = placeholderReason(bytes) {
+            add(.vinPlaceholder, .error, "\(quoted(normalized)) is a placeholder (\(reason)), not a VIN; enter the real VIN from the vehicle or its papers")
             analysis.findings = findings
             analysis.valid = false
             return analysis

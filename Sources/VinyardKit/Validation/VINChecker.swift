@@ -141,8 +141,10 @@ public struct VINChecker {
         return VINCheck(
             valid: a.valid, findings: a.findings, make: a.make, manufacturer: a.manufacturer, country: a.country,
             modelYear: a.modelYear,
-            // A placeholder has no model years (nothing is decoded from it).
-            yearCode: bytes.count == 17 && !a.findings.contains(where: { $0.code == .vinPlaceholder }) ? bytes[9] : 0,
+            // A placeholder, or a number in scientific notation, has no model years (nothing is
+            // decoded from it).
+            yearCode: bytes.count == 17 && !a.findings.contains(where: { $0.code == .vinPlaceholder })
+                && !VINEngine.isScientificNotation(bytes) ? bytes[9] : 0,
             currentYear: currentYear)
     }
 }
