@@ -144,15 +144,16 @@ final class FieldTyper {
             return .failure(
                 finding(.fieldType, text, "is not a yes/no value; write true or false (yes/no, 1/0 work too)"))
         case .date, .dateOrYearMonth, .yearmonth, .datetime:
-            // A JSON number of 9 to 14 digits in a date or date-time field can only be a Unix
-            // time (an API's `lastSyncDate: 1700000000000`): seconds or milliseconds, read as UTC;
-            // a date field takes its day (a year, `2019`, or `20190630` is read as text is).
-            if case .number(let n) = raw, let iso = ValueParser.unixTimestamp(n) {
+            // A JSON number of 9 to 14 digits in a date or date-time field is a Unix time (an
+            // API's `lastSyncDate: 1700000000000`): seconds or milliseconds, read as UTC; a date
+            // field takes its day (a year, `2019`, or `20190630` is read as text is, and so is a
+            // compact date-time such as `201906301200`, which is no time in 1976).
+            if case .number(let n) = raw, !ValueParser.isCompactDateTime(n), let iso = ValueParser.unixTimestamp(n) {
                 return .success(.text(dateFieldValue(iso)))
             }
             guard let text = scalarText(raw) else { return .failure(notScalar(raw)) }
             // OData v2 and old .NET JSON: `/Date(1561852800000)/`, `/Date(1561852800000+0200)/`.
-            if text.utf8.first == UInt8(ascii: "/"), let iso = ValueParser.dotNetDate(text) {
+            if text.utf8.first == UInt8(ascii: "/") || text.utf8.first == UInt8(ascii: " "), let iso = ValueParser.dotNetDate(text) {
                 return .success(.text(dateFieldValue(iso)))
             }
             return date(text, pattern: datePattern)

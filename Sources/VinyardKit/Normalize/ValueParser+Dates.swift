@@ -446,6 +446,19 @@ extension ValueParser {
         return out + "Z"
     }
 
+    /// True for 12 or 14 digits that read as `yyyyMMddHHmm(ss)` in 1900…2099 (a compact date-time
+    /// an ERP writes as a number), which a Unix time in milliseconds could also be.
+    static func isCompactDateTime(_ digits: String) -> Bool {
+        let b = Array(digits.utf8)
+        guard b.count == 12 || b.count == 14, b.allSatisfy(isDigit) else { return false }
+        func n(_ r: Range<Int>) -> Int { b[r].reduce(0) { $0 * 10 + Int($1 - 0x30) } }
+        let year = n(0..<4), month = n(4..<6), day = n(6..<8), hour = n(8..<10), minute = n(10..<12)
+        guard (1900...2099).contains(year), (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+            hour < 24, minute < 60
+        else { return false }
+        return b.count == 12 || n(12..<14) < 60
+    }
+
     /// OData v2's and old .NET's JSON date, `/Date(MILLISECONDS)/` or `/Date(MILLISECONDS+hhmm)/`
     /// (milliseconds since 1970 UTC, then the writer's offset), as an ISO 8601 date-time: UTC
     /// without an offset, else the local time with it (`/Date(1561852800000+0200)/` is
@@ -463,7 +476,7 @@ extension ValueParser {
             offsetMinutes = (hh * 60 + mm) * (inner[sign] == "-" ? -1 : 1)
             inner = inner[..<sign]
         }
-        guard let millis = Int64(inner), abs(millis) < 253_402_300_800_000 else { return nil }
+        guard let millis = Int64(inner), millis.magnitude < 253_402_300_800_000 else { return nil }
         let local = millis + Int64(offsetMinutes ?? 0) * 60_000
         let seconds = local >= 0 ? local / 1000 : (local - 999) / 1000
         let fraction = Int(local - seconds * 1000)

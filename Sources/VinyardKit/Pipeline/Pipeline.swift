@@ -447,14 +447,16 @@ public final class Pipeline {
             // the generic one by missing keys); otherwise, and between sources of one kind, the
             // most votes win (a fleet file's one record with only coordinates is no places file).
             // On a tie, a source of vehicles wins (a vehicle read as a place loses its VIN and
-            // make; a place read as a vehicle is a reject, kept whole). A wrapper only one source
-            // lists (`{"locations": [...]}`) names that source whenever a record names it.
+            // make; a place read as a vehicle is a reject, kept whole), or before that the source
+            // that alone lists the wrapper (`{"locations": [...]}`).
             let owner = reader.wrapperKey.flatMap(detector.source(ownWrapper:))
             func hasVIN(_ m: SourceMapping) -> Bool { (try? catalog.schema(for: m).fieldIndex(named: "vin")) != nil }
             func beats(_ vote: (mapping: SourceMapping, count: Int), _ best: (mapping: SourceMapping, count: Int)) -> Bool {
-                if let owner, vote.mapping.name == owner || best.mapping.name == owner { return vote.mapping.name == owner }
                 if vote.mapping.fallback != best.mapping.fallback, vote.mapping.schema == best.mapping.schema {
                     return best.mapping.fallback
+                }
+                if let owner, vote.count == best.count, vote.mapping.name == owner || best.mapping.name == owner {
+                    return vote.mapping.name == owner
                 }
                 if vote.count == best.count, hasVIN(vote.mapping) != hasVIN(best.mapping) { return hasVIN(vote.mapping) }
                 return vote.count > best.count

@@ -81,6 +81,11 @@ public final class JSONLinesReader: RecordReader {
             line += 1
             let next = min(lineEnd + 1, buffer.end)
             defer { buffer.start = next }
+            // A byte order mark starting a later line: files joined with `cat`, each with its own
+            // (the line was a `row.malformed` reject, "unexpected character byte 0xEF").
+            if lineEnd - lineStart >= 3, buffer.withBytes({ p in p[lineStart] == 0xEF && p[lineStart + 1] == 0xBB && p[lineStart + 2] == 0xBF }) {
+                lineStart += 3
+            }
             // Blank?
             let blank = buffer.withBytes { p in
                 p[lineStart..<lineEnd].allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
@@ -90,11 +95,6 @@ public final class JSONLinesReader: RecordReader {
                 continue
             }
             let provenance = Provenance(input: inputName, line: lineNumber)
-            // A byte order mark starting a later line: files joined with `cat`, each with its own
-            // (the line was a `row.malformed` reject, "unexpected character byte 0xEF").
-            if lineEnd - lineStart >= 3, buffer.withBytes({ p in p[lineStart] == 0xEF && p[lineStart + 1] == 0xBB && p[lineStart + 2] == 0xBF }) {
-                lineStart += 3
-            }
             parser.sawInvalidUTF8 = false
             parser.decodeAsWindows1252 = false
             var outcome = parseLine(lineStart, lineEnd)

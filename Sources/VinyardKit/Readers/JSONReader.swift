@@ -202,7 +202,12 @@ public final class JSONReader: RecordReader {
         // An empty wrapper (`{"count": 0, "vehicles": []}`).
         if mixed.isEmpty && known.count == 1 { return known[0].name }
         guard known.isEmpty && mixed.isEmpty else { return nil }
-        let lists = members.filter { listKeys.contains($0.name.lowercased()) && isObjectArray($0.value) && $0.value != .array([]) }
+        // (`features` only in a GeoJSON FeatureCollection: a record's own list of features stays its own.)
+        let featureCollection = members.contains { $0.name == "type" && $0.value == .string("FeatureCollection") }
+        let lists = members.filter {
+            listKeys.contains($0.name.lowercased()) && isObjectArray($0.value) && $0.value != .array([])
+                && ($0.name.lowercased() != "features" || featureCollection)
+        }
         guard lists.count == 1,
             members.allSatisfy({ $0.name == lists[0].name || isScalar($0.value) || isEnvelopeMetadata($0.name) })
         else { return nil }
@@ -261,13 +266,15 @@ public final class JSONReader: RecordReader {
             // Whether every member so far was a scalar or metadata: a list key may follow them
             // (OData's `value` after `@odata.context` in a file past the window; found by review).
             var onlyMetadata = true
+            var featureCollection = false
             while true {
                 guard let key = Self.memberKey(p, at: &k, encoding: encoding) else { return nil }
                 // A record (a VIN among its first members) with a large list of its own.
                 if Self.isVINName(key) { return nil }
                 if p[k] == UInt8(ascii: "[") {
                     guard memberIndex == 0 || Self.knownWrapperKeys.contains(key.lowercased())
-                        || (onlyMetadata && !inArray && Self.listKeys.contains(key.lowercased()))
+                        || (onlyMetadata && !inArray && Self.listKeys.contains(key.lowercased())
+                            && (key.lowercased() != "features" || featureCollection))
                     else { return nil }
                     if case .needMore = outcome { return key }  // too large to be one record: a wrapper
                     return Self.looksLikeWrapper(
@@ -276,6 +283,7 @@ public final class JSONReader: RecordReader {
                 var member = JSONParser(encoding: encoding)
                 guard case .value(let value, let valueEnd) = member.parse(p, from: k, final: eof) else { return nil }
                 if !(Self.isScalar(value) || Self.isEnvelopeMetadata(key)) { onlyMetadata = false }
+                if key == "type", value == .string("FeatureCollection") { featureCollection = true }
                 k = valueEnd
                 skipSpace(&k)
                 guard k < p.count, p[k] == UInt8(ascii: ",") else { return nil }

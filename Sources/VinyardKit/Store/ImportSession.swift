@@ -272,7 +272,7 @@ public final class ImportSession {
             var key = key
             var rowHash = rowHash
             var keyHash = keyHash
-            let rekeyed = try resolveIDKey(&record, key: &key, rowHash: &rowHash, keyHash: &keyHash, schema: schema)
+            let rekeyed = try resolveIDKey(&record, key: &key, rowHash: &rowHash, keyHash: &keyHash, schema: schema, policy: policy)
             let result = try store(
                 record, key: key, schema: schema, source: source, policy: policy, rowHash: rowHash, keyHash: keyHash,
                 rekeyed: rekeyed)
@@ -713,12 +713,13 @@ public final class ImportSession {
     /// VIN). Each was a second row of the same vehicle (found by audit). Across runs only: within
     /// a run (and into an empty table) the two keys stay two rows.
     private func resolveIDKey(
-        _ record: inout CanonicalRecord, key: inout String, rowHash: inout Int64?, keyHash: inout UInt64?, schema: Schema
+        _ record: inout CanonicalRecord, key: inout String, rowHash: inout Int64?, keyHash: inout UInt64?, schema: Schema,
+        policy: DuplicatePolicy
     ) throws -> Bool {
         guard let idKey = record.idKey else { return false }
         let writer = try tableWriter(for: schema)
         guard writer.runKeys == nil else { return false }
-        if key != idKey { return try rekey(writer, from: idKey, to: key, record: record) }
+        if key != idKey { return try rekey(writer, from: idKey, to: key, record: record, policy: policy) }
         guard let vinKey = try vinKey(forID: idKey, writer: writer) else { return false }
         // Both rows there (a first load held the id with and without its VIN): the id's goes.
         if try isIDKeyed(idKey, writer: writer), let old = try writer.find(idKey, provenance: record.provenance) {
@@ -743,18 +744,27 @@ public final class ImportSession {
     /// (with what it decodes; with its findings and `duplicates` entries), when no row has that
     /// key yet; true when it did. The row's `_hash` stays the one its values had before the run,
     /// so the record's store counts and rewrites it as changed (see ``store``).
-    private func rekey(_ writer: TableWriter, from idKey: String, to vinKey: String, record: CanonicalRecord) throws -> Bool {
+    private func rekey(
+        _ writer: TableWriter, from idKey: String, to vinKey: String, record: CanonicalRecord, policy: DuplicatePolicy
+    ) throws -> Bool {
         // One set lookup a record: the rows earlier runs keyed by their id are read once a run.
         guard try isIDKeyed(idKey, writer: writer), let name = Self.sourceName(idKey),
             let old = try writer.find(idKey, provenance: record.provenance)
         else { return false }
         let table = writer.schema.name
         let cacheKey = "\(table)\u{0}\(name)"
-        if try writer.find(vinKey, provenance: record.provenance) != nil {
+        if let vinRow = try writer.find(vinKey, provenance: record.provenance) {
             // The vehicle has a row under its VIN already (from another source, or from a first
             // load that held the id with and without it): the id's row goes into `duplicates`,
-            // and the record updates the VIN's row.
-            try absorb(writer, rowID: old.rowID, idKey: idKey, into: vinKey)
+            // and the record updates the VIN's row, when that row will carry the id (under
+            // `last` it takes the record's source and id; else it must have them already). A
+            // fold into a row without them came undone: the next record of the id without its
+            // VIN found no row and added the id's again, run after run.
+            let carries = try writer.existing(rowID: vinRow.rowID).map { stored in
+                zip(writer.names, stored.values).contains { $0.0 == "source_id" && $0.1?.text == String(idKey.dropFirst(name.count + 1)) }
+                    && stored.source == name
+            } ?? false
+            if policy == .last || carries { try absorb(writer, rowID: old.rowID, idKey: idKey, into: vinKey) }
             return false
         }
         guard var values = try writer.existing(rowID: old.rowID)?.values else { return false }
@@ -805,10 +815,16 @@ public final class ImportSession {
                 raw: raw, findings: replacedFindings, stored: raw)
             try clearFindings(table: table, key: idKey)
             try connection.prepare("DELETE FROM \(quoteIdentifier(table)) WHERE rowid=?1").execute([.integer(rowID)])
+            // Its rowid may be given to the next new row: nothing the run noted of it may stay.
+            try writer.forget(rowID)
         } catch {
             throw VinyardStore.storeError(error, "cannot fold \(idKey) into \(vinKey) in \(store.path)")
         }
-        if let name = Self.sourceName(idKey) { idKeyedRows["\(table)\u{0}\(name)"]?.remove(idKey) }
+        if let name = Self.sourceName(idKey) {
+            idKeyedRows["\(table)\u{0}\(name)"]?.remove(idKey)
+            // A later record of the id without its VIN finds the VIN's row.
+            vinKeysByID["\(table)\u{0}\(name)", default: [:]][idKey] = vinKey
+        }
     }
 
     /// `fleet-record` of `fleet-record:veh-100`.

@@ -383,6 +383,16 @@ final class TableWriter {
         markSeen.reset()
     }
 
+    /// Drops what the run noted of a row it deleted (its seen bit and entries): SQLite may give
+    /// its rowid to the next row inserted.
+    func forget(_ rowID: Int64) throws(StoreError) {
+        if rowID >= 0 && rowID < Self.maxBitmapRowID {
+            let word = Int(rowID >> 6)
+            if word < seenBits.count { seenBits[word] &= ~(UInt64(1) << UInt64(rowID & 63)) }
+        }
+        try connection.execute("DELETE FROM \(seenTable) WHERE row=\(rowID); DELETE FROM \(rewrittenTable) WHERE row=\(rowID)")
+    }
+
     /// The stored row with this rowid, or nil.
     func existing(rowID: Int64) throws(StoreError) -> StoredRow? {
         select.reset()

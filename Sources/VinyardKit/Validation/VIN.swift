@@ -218,7 +218,8 @@ public enum VINEngine {
 
     /// Digits with at most one decimal point or comma (a VIN field's normalization drops the
     /// point), `E`, a `+` and an exponent of one to three digits: `1.23457E+16`, `1,23457E+16`
-    /// (European Excel), `1.2E+016`, or `1.23457E16` with its point. Never a string of VIN
+    /// (European Excel), `1.2E+016`, or `1.23457E16` with its point (as `decode` reads it; a VIN
+    /// field's normalization drops the point, so there the `+` tells). Never a string of VIN
     /// characters alone (`111055010271206E1` may be a VIN).
     public static func isScientificNotation<C: Collection<UInt8>>(_ b: C) -> Bool where C.Index == Int {
         guard let e = b.firstIndex(of: UInt8(ascii: "E")), e > b.startIndex else { return false }
