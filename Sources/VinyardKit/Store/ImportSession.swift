@@ -760,9 +760,9 @@ public final class ImportSession {
             // `last` it takes the record's source and id; else it must have them already). A
             // fold into a row without them came undone: the next record of the id without its
             // VIN found no row and added the id's again, run after run.
+            let id = String(idKey.dropFirst(name.count + 1))
             let carries = try writer.existing(rowID: vinRow.rowID).map { stored in
-                zip(writer.names, stored.values).contains { $0.0 == "source_id" && $0.1?.text == String(idKey.dropFirst(name.count + 1)) }
-                    && stored.source == name
+                stored.source == name && writer.names.firstIndex(of: "source_id").map { stored.values[$0]?.text == id } == true
             } ?? false
             if policy == .last || carries { try absorb(writer, rowID: old.rowID, idKey: idKey, into: vinKey) }
             return false
