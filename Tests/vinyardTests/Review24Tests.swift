@@ -533,4 +533,19 @@ import VinyardKit
         #expect(rows == [",2019-06-30"] || rows.isEmpty, "\(rows)")
         #expect(!(rows.first ?? "").hasPrefix("1976"), "\(rows)")
     }
+
+    /// A JSON `true` or `false` in a text field was stored as text (`"plate": true` as `TRUE`);
+    /// it is a `field.type` reject, as it is in a number field, and a quoted `"true"` is text.
+    @Test func aJSONBooleanIsNoText() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let json = try Review12Tests.write(
+            #"[{"vin": "1FTFW1E57KFA14352", "license_plate": true}, {"vin": "1HGCV1F52MA000123", "make": false}, {"vin": "1C4PJMAK2CW184491", "notes": "true", "accident_free": true}]"#,
+            "b.json", in: dir)
+        let r = try runVinyard(["validate", json, "--report", "json"])
+        let report = try ParsedReport(r)
+        #expect(report.int("rejected") == 2 && report.findings["field.type"] == 2, "\(r.stdout)")
+        let f = try runVinyard(["validate", json, "--findings", "-", "-q"])
+        #expect(f.stdout.contains("license_plate 'true' is a JSON true/false where text is expected"), "\(f.stdout)")
+    }
 }

@@ -131,6 +131,12 @@ final class FieldTyper {
         case .array:
             return .success(.text(Self.composed(arrayText(raw))))
         case .string:
+            // A JSON `true`/`false` is no text (`"plate": true` was stored as `TRUE`, `"make":
+            // false` as `false`), as it is no number in a number field.
+            if case .bool(let b) = raw {
+                return .failure(
+                    finding(.fieldType, b ? "true" : "false", "is a JSON true/false where text is expected; write the text as a string"))
+            }
             guard let text = scalarText(raw) else { return .failure(notScalar(raw)) }
             return string(text, ascii: ascii)
         case .integer:
