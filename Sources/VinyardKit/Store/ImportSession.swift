@@ -748,11 +748,9 @@ public final class ImportSession {
         _ writer: TableWriter, from idKey: String, to vinKey: String, record: CanonicalRecord, policy: DuplicatePolicy
     ) throws -> Bool {
         // One set lookup a record: the rows earlier runs keyed by their id are read once a run.
-        guard try isIDKeyed(idKey, writer: writer), let name = Self.sourceName(idKey),
+        guard try isIDKeyed(idKey, writer: writer), let (name, table, cacheKey) = Self.idSource(idKey, writer),
             let old = try writer.find(idKey, provenance: record.provenance)
         else { return false }
-        let table = writer.schema.name
-        let cacheKey = "\(table)\u{0}\(name)"
         if let vinRow = try writer.find(vinKey, provenance: record.provenance) {
             // The vehicle has a row under its VIN already (from another source, or from a first
             // load that held the id with and without it): the id's row goes into `duplicates`,
@@ -791,9 +789,7 @@ public final class ImportSession {
 
     /// Whether an earlier run stored a row under `idKey` (the source's such rows are read once a run).
     private func isIDKeyed(_ idKey: String, writer: TableWriter) throws -> Bool {
-        guard let name = Self.sourceName(idKey), writer.names.contains("source"), writer.names.contains("source_id") else { return false }
-        let table = writer.schema.name
-        let cacheKey = "\(table)\u{0}\(name)"
+        guard let (name, table, cacheKey) = Self.idSource(idKey, writer) else { return false }
         if idKeyedRows[cacheKey] == nil {
             idKeyedRows[cacheKey] = try Set(sourceRows(table: table, name: name, idKeyed: true).map(\.key))
         }
@@ -820,16 +816,20 @@ public final class ImportSession {
         } catch {
             throw VinyardStore.storeError(error, "cannot fold \(idKey) into \(vinKey) in \(store.path)")
         }
-        if let name = Self.sourceName(idKey) {
-            idKeyedRows["\(table)\u{0}\(name)"]?.remove(idKey)
+        if let (_, _, cacheKey) = Self.idSource(idKey, writer) {
+            idKeyedRows[cacheKey]?.remove(idKey)
             // A later record of the id without its VIN finds the VIN's row.
-            vinKeysByID["\(table)\u{0}\(name)", default: [:]][idKey] = vinKey
+            vinKeysByID[cacheKey, default: [:]][idKey] = vinKey
         }
     }
 
-    /// `fleet-record` of `fleet-record:veh-100`.
-    private static func sourceName(_ idKey: String) -> String? {
-        idKey.firstIndex(of: ":").map { String(idKey[..<$0]) }
+    /// The source (`fleet-record` of `fleet-record:veh-100`), table and cache key of the id
+    /// lookups for `idKey`; nil when the table has no `source` and `source_id` to look by.
+    private static func idSource(_ idKey: String, _ writer: TableWriter) -> (name: String, table: String, cacheKey: String)? {
+        guard let colon = idKey.firstIndex(of: ":"), writer.names.contains("source"), writer.names.contains("source_id") else { return nil }
+        let name = String(idKey[..<colon])
+        let table = writer.schema.name
+        return (name, table, "\(table)\u{0}\(name)")
     }
 
     /// The rows of `table` that earlier runs stored for the source `name` (by its `source` field)
@@ -856,9 +856,7 @@ public final class ImportSession {
     /// that source with that id keyed otherwise); nil when there is none. The source's rows are
     /// read once a run.
     private func vinKey(forID idKey: String, writer: TableWriter) throws -> String? {
-        guard let name = Self.sourceName(idKey), writer.names.contains("source"), writer.names.contains("source_id") else { return nil }
-        let table = writer.schema.name
-        let cacheKey = "\(table)\u{0}\(name)"
+        guard let (name, table, cacheKey) = Self.idSource(idKey, writer) else { return nil }
         if vinKeysByID[cacheKey] == nil {
             var keys: [String: String] = [:]
             for row in try sourceRows(table: table, name: name, idKeyed: false) { keys[row.idKey] = row.key }
