@@ -218,8 +218,8 @@ let allSamples = [
         let file = dir.appendingPathComponent("extra.\(format)")
         let objects = [
             #"{"ID": "1", "Make": "VW", "FirstRegistration": "01/2020", "Seats": 5}"#,
-            #"{"ID": "2", "Make": "VW", "FirstRegistration": "02/2020", "Seats": 4, "Gearbox": "Manual"}"#,
-            #"{"ID": "3", "Gearbox": "Automatic", "Make": "VW", "FirstRegistration": "03/2020", "Seats": 2}"#,
+            #"{"ID": "2", "Make": "VW", "FirstRegistration": "02/2020", "Seats": 4, "Warranty": "12 months"}"#,
+            #"{"ID": "3", "Warranty": "none", "Make": "VW", "FirstRegistration": "03/2020", "Seats": 2}"#,
         ]
         let text = format == "json" ? "[\n" + objects.joined(separator: ",\n") + "\n]\n" : objects.joined(separator: "\n") + "\n"
         try text.write(to: file, atomically: true, encoding: .utf8)
@@ -230,7 +230,7 @@ let allSamples = [
         #expect(warnings == [
             "key 'Seats' (first at line \(line)) matches no field of source autoscout and is not loaded; "
                 + "to keep it, rename the key to a field name or map it in the source mapping",
-            "key 'Gearbox' (first at line \(line + 1)) matches no field of source autoscout and is not loaded; "
+            "key 'Warranty' (first at line \(line + 1)) matches no field of source autoscout and is not loaded; "
                 + "to keep it, rename the key to a field name or map it in the source mapping",
         ], "\(warnings)")
         #expect(r.stderr.components(separatedBy: "warning: \(file.path): key 'Seats'").count == 2, "\(r.stderr)")

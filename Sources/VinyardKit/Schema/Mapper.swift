@@ -71,7 +71,8 @@ public final class Mapper {
     private let makes: MakeTable
     /// Folded source key → slots from the mapping's explicit field list, in mapping order.
     private var explicit: [String: [Slot]] = [:]
-    /// Folded schema name or alias → field index (when the mapping matches aliases).
+    /// Folded schema name or alias → field index (when the mapping matches aliases; for a specific
+    /// mapping, those of the fields it does not fill, ``SourceMapping/extraAliasFields(in:)``).
     private var aliases: [String: Int] = [:]
     private var ignored: Set<String> = []
     private var requiredFields: [Int] = []
@@ -184,6 +185,9 @@ public final class Mapper {
                     aliases[Schema.fold(name)] = i
                 }
             }
+        } else {
+            // A specific source's extra keys load into the schema fields it does not fill itself.
+            aliases = mapping.extraAliasFields(in: schema)
         }
         ignored = Set(mapping.ignore.map(Schema.fold))
         var required = Set<Int>()
@@ -248,7 +252,7 @@ public final class Mapper {
         }
         if result.isEmpty, mapping.matchAliases, !ignored.contains(folded), let slot = unitColumnSlot(folded) {
             result = [slot]
-        } else if result.isEmpty, mapping.matchAliases, !ignored.contains(folded), let f = aliases[folded] {
+        } else if result.isEmpty, !ignored.contains(folded), let f = aliases[folded] {
             let factor = Self.bracketUnit(name).flatMap { try? Self.unitFactor(from: $0, to: schema.fields[f].unit, strict: false) }
             // A header that is the field's own name comes before one that is an alias of it
             // (`Make` before `Marke` when a file has both), then columns in order.

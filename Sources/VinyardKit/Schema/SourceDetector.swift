@@ -51,6 +51,9 @@ public struct SourceDetector: Sendable {
                     known.insert(Schema.fold(f.name))
                     for a in f.aliases { known.insert(Schema.fold(a)) }
                 }
+            } else if let schema = try? catalog.schema(for: mapping) {
+                // The extra keys a specific source loads by the schema's aliases count as known.
+                known.formUnion(mapping.extraAliasFields(in: schema).keys)
             }
             var groups: [String: Set<String>] = [:]
             if mapping.detect.folded, let schema = try? catalog.schema(for: mapping) {

@@ -157,4 +157,30 @@ public struct SourceMapping: Sendable, Hashable, Codable {
         key = try c.decode(KeyRule.self, forKey: .key)
         detect = try c.decodeIfPresent(Detection.self, forKey: .detect) ?? Detection()
     }
+
+    /// For a specific mapping (one that does not match aliases itself), the schema fields a key
+    /// outside its field list still loads into by the field's name or an alias, folded name →
+    /// field index: a fleet-record record carrying a `color` keeps its colour instead of dropping
+    /// it (and a record with such extra keys is no longer read as `fleet`, which knew them). Not
+    /// the fields the mapping fills itself, nor what keys a record or says where it came from
+    /// (`vin`, `source_id`, `source`, the decoded `vin_` fields): a VIN column beside an
+    /// `autoscout` listing does not make the listing keyed by its ID with the VIN aside.
+    public func extraAliasFields(in schema: Schema) -> [String: Int] {
+        guard !matchAliases else { return [:] }
+        var targeted = Set<String>()
+        for f in fields {
+            if let t = f.target { targeted.insert(t) }
+            for t in f.targets ?? [] { targeted.insert(t) }
+        }
+        let own = Set(fields.map { Schema.fold($0.source) }).union(ignore.map(Schema.fold))
+        var out: [String: Int] = [:]
+        for (i, field) in schema.fields.enumerated()
+        where !targeted.contains(field.name) && !["vin", "source_id", "source"].contains(field.name) && !field.name.hasPrefix("vin_") {
+            for name in [field.name] + field.aliases {
+                let folded = Schema.fold(name)
+                if !own.contains(folded), out[folded] == nil { out[folded] = i }
+            }
+        }
+        return out
+    }
 }
