@@ -228,7 +228,13 @@ public struct FleetGenerator: Sendable {
             var chars = Array(vin)
             chars[8] = checkDigit(vin)
             vin = String(chars)
-            if attempt == 23 || VINEngine.analyze(vin, currentYear: currentYear).make.map(Schema.fold) == wantedMake { break }
+            // Nor a European Mercedes-Benz layout (digits at 4-6 and 10), which carries no model year.
+            if attempt == 23
+                || (VINEngine.analyze(vin, currentYear: currentYear).make.map(Schema.fold) == wantedMake
+                    && !VINDecoder.positionTenIsNoYear(Array(vin.utf8)))
+            {
+                break
+            }
         }
         // Kilometres that fit the car's age: up to 30,000 a year, at least a few hundred.
         let age = max(0, currentYear - year)

@@ -365,7 +365,7 @@ public enum VINEngine {
 
         if bytes.count == 17 {
             let yearCode = bytes[9]
-            if VINDecoder.yearBase(yearCode) == nil && values[Int(yearCode)] != 255 {
+            if VINDecoder.yearBase(yearCode) == nil && values[Int(yearCode)] != 255 && !VINDecoder.positionTenIsNoYear(bytes) {
                 let c = Character(Unicode.Scalar(yearCode))
                 if VINDecoder.yearCodeMandatory(bytes) {
                     add(.vinModelYear, .error, "position 10 is \(c), which is not a model-year code (U, Z and 0 are never used); check the VIN")
@@ -415,10 +415,20 @@ public enum VINEngine {
         // A repair inside the WMI must keep it a manufacturer code of the offline table when it was
         // one (SALVA2BG1CH610186, Land Rover, is not "probably" 5ALVA2BG1CH610186, unknown).
         let knownWMI = bytes.withUnsafeBufferPointer { WMITable.lookupIndex($0) != nil }
+        // Position 7 of a VIN the position-7 rule dates holds a letter (2010-2039) or a digit
+        // (1980-2009), both legal: swapping one for the other moves the model year by 30 years, and
+        // nothing tells which was meant (a 2017 Bolt, `1G1FW6S03H4100000`, was "probably" a 1987
+        // car). Only an illegal I, O or Q there is repaired, or a character that dates the VIN
+        // after next year (`1HGCM8Z633A004352`, a letter with year code 3: 2033).
+        let position7Dates = bytes.withUnsafeBufferPointer { buf in
+            VINDecoder.position7RuleHolds(buf, heavy: WMITable.lookupIndex(buf).map { WMITable.index.list[$0].noPosition7Rule } ?? true)
+                && VINDecoder.position7Year(buf, latest: currentYear + 1) != nil
+        }
         var candidate = bytes
         var found: [[UInt8]] = []
         for i in 0..<17 {
             guard let alternatives = confusions[bytes[i]] else { continue }
+            if i == 6, position7Dates, ![UInt8(ascii: "I"), UInt8(ascii: "O"), UInt8(ascii: "Q")].contains(bytes[i]) { continue }
             for alt in alternatives {
                 if i >= 12 && bytes[i] >= 0x30 && bytes[i] <= 0x39 && alt >= 0x41 { continue }
                 // Position 10 stays a model-year code (`…2A…` is not "probably" `…ZA…`, nor

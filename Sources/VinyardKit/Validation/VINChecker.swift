@@ -126,14 +126,15 @@ public struct VINChecker {
             let ix = WMITable.index
             let country = ix.plantCountryNames[entryIndex] ?? VINCountries.fastCountry(b[0], b[1]) ?? ix.countryNames[entryIndex]
             var year: Int?
-            if let base = VINDecoder.yearBase(b[9]), base <= currentYear + 1 {
+            let noYear = VINDecoder.positionTenIsNoYear(b)
+            if !noYear, let base = VINDecoder.yearBase(b[9]), base <= currentYear + 1 {
                 let latest = base + (currentYear + 1 - base) / 30 * 30
                 year = VINDecoder.bestYear(b, latest: latest, candidates: nil, heavy: ix.list[entryIndex].noPosition7Rule)
             }
             let make = cache.make(b, entryIndex: entryIndex, modelYear: year)
             return VINCheck(
                 valid: true, findings: [], make: make, manufacturer: cache.manufacturer(entryIndex, ix), country: country,
-                modelYear: year, yearCode: b[9], currentYear: currentYear)
+                modelYear: year, yearCode: noYear ? 0 : b[9], currentYear: currentYear)
         }
         if let fast { return fast }
         let a = analyze(vin, currentYear: currentYear)
@@ -144,7 +145,7 @@ public struct VINChecker {
             // A placeholder, or a number in scientific notation, has no model years (nothing is
             // decoded from it).
             yearCode: bytes.count == 17 && !a.findings.contains(where: { $0.code == .vinPlaceholder })
-                && !VINEngine.isScientificNotation(bytes) ? bytes[9] : 0,
+                && !VINEngine.isScientificNotation(bytes) && !VINDecoder.positionTenIsNoYear(bytes) ? bytes[9] : 0,
             currentYear: currentYear)
     }
 }

@@ -57,6 +57,30 @@ public enum VINDecoder {
     /// Where the model-year code at position 10 is mandatory: the same regions as the check digit.
     static func yearCodeMandatory(_ b: [UInt8]) -> Bool { checkDigitMandatory(b) }
 
+    /// Mercedes-Benz's European-market VINs (WDB, WDD, W1K, …) carry the model series as digits at
+    /// positions 4-6 (`WDD2050081F654321`, a C-Class 205) and no model year: position 10 is the
+    /// steering side (a digit, 1 or 2), position 9 part of the model code (a check digit that holds
+    /// does so by chance, one VIN in 11). Their US-market VINs have letters there
+    /// (`WDDGF8AB2DR123456`) and a model year. Such a VIN decodes no model year, and the declared
+    /// one is not checked against it; a letter at position 10 is still read as a year.
+    @inline(__always)
+    static func positionTenIsNoYear<C: RandomAccessCollection>(_ b: C) -> Bool where C.Element == UInt8, C.Index == Int {
+        guard b.count == 17 else { return false }
+        let s = b.startIndex
+        func digit(_ i: Int) -> Bool { b[s + i] >= UInt8(ascii: "0") && b[s + i] <= UInt8(ascii: "9") }
+        guard b[s] == UInt8(ascii: "W"), digit(3), digit(4), digit(5), digit(9) else { return false }
+        switch (b[s + 1], b[s + 2]) {
+        case (UInt8(ascii: "D"), UInt8(ascii: "B")), (UInt8(ascii: "D"), UInt8(ascii: "C")), (UInt8(ascii: "D"), UInt8(ascii: "D")),
+            (UInt8(ascii: "D"), UInt8(ascii: "F")), (UInt8(ascii: "D"), UInt8(ascii: "3")), (UInt8(ascii: "D"), UInt8(ascii: "4")),
+            (UInt8(ascii: "1"), UInt8(ascii: "K")), (UInt8(ascii: "1"), UInt8(ascii: "N")), (UInt8(ascii: "1"), UInt8(ascii: "T")),
+            (UInt8(ascii: "1"), UInt8(ascii: "V")), (UInt8(ascii: "1"), UInt8(ascii: "W")), (UInt8(ascii: "1"), UInt8(ascii: "Y")),
+            (UInt8(ascii: "M"), UInt8(ascii: "X")):
+            return true
+        default:
+            return false
+        }
+    }
+
     /// The first year (1980-2009 cycle) a position-10 code stands for; nil for codes never used
     /// (I, O, Q, U, Z, 0).
     static func yearBase(_ c: UInt8) -> Int? {
@@ -96,7 +120,7 @@ public enum VINDecoder {
     }
 
     static func modelYears(_ b: [UInt8], _ currentYear: Int) -> [Int] {
-        guard b.count == 17 else { return [] }
+        guard b.count == 17, !positionTenIsNoYear(b) else { return [] }
         return modelYears(forCode: Character(Unicode.Scalar(b[9])), currentYear: currentYear)
     }
 
@@ -280,7 +304,7 @@ public enum VINDecoder {
             a.make = entryIndex.map { ix.list[$0].make }
             return
         }
-        a.modelYears = modelYears(forCode: Character(Unicode.Scalar(b[9])), currentYear: currentYear)
+        a.modelYears = positionTenIsNoYear(b) ? [] : modelYears(forCode: Character(Unicode.Scalar(b[9])), currentYear: currentYear)
         if let latest = a.modelYears.last {
             a.modelYear = bestYear(b, latest: latest, candidates: nil, heavy: entryIndex.map { ix.list[$0].noPosition7Rule } ?? true)
         } else {
@@ -418,14 +442,53 @@ public enum VINDecoder {
             let year = bestYear(b, candidates: modelYears(b, currentCalendarYear), heavy: entry.noPosition7Rule)
             makes = agreeingMakes(b, entry: entry, modelYear: year, listed: makes)
         }
-        for m in makes {
-            if m == want || aliases[m] == want { return true }
-            // "Mercedes-Benz" declared as "Mercedes-Benz Vans", "Land Rover" as "Land Rover Range Rover".
-            if want.count >= 3 && (m.hasPrefix(want) || want.hasPrefix(m)) { return true }
-        }
         let maker = key(entry.manufacturer)
-        if want.count >= 3 && maker.contains(want) { return true }
-        if want == "generalmotors" && (maker.contains("generalmotors") || maker.contains("gm")) { return true }
-        return false
+        func agrees(_ want: String) -> Bool {
+            for m in makes {
+                if m == want || aliases[m] == want { return true }
+                // "Mercedes-Benz" declared as "Mercedes-Benz Vans", "Land Rover" as "Land Rover Range Rover".
+                if want.count >= 3 && (m.hasPrefix(want) || want.hasPrefix(m)) { return true }
+            }
+            if want.count >= 3 && maker.contains(want) { return true }
+            if want == "generalmotors" && (maker.contains("generalmotors") || maker.contains("gm")) { return true }
+            // A group's own name (`Stellantis`, `PSA`, `JLR`) agrees with each of its brands.
+            if let group = groupNames[want], makes.contains(where: { brandGroup[$0] == group }) { return true }
+            return false
+        }
+        if agrees(want) { return true }
+        // A company name (`Daimler AG`, `Kia Motors Corporation`, `BMW Group`): without its suffixes.
+        let stripped = canonicalKey(withoutCompanySuffixes(declared))
+        return stripped != want && !stripped.isEmpty && agrees(stripped)
     }
+
+    /// Group and company names (keys) that stand for a ``brandGroup`` as a declared make.
+    static let groupNames: [String: String] = [
+        "stellantis": "stellantis", "psa": "stellantis", "groupepsa": "stellantis", "psapeugeotcitroen": "stellantis",
+        "fca": "stellantis", "fiatchrysler": "stellantis", "fiatchrysleramerica": "stellantis", "chryslergroup": "stellantis",
+        "jlr": "jlr", "jaguarlandrover": "jlr", "fujiheavyindustries": "subaru", "fhi": "subaru",
+        "mercedesbenzgroup": "daimler", "daimlerchrysler": "daimler", "vag": "volkswagen", "vwgroup": "volkswagen",
+        "volkswagengroup": "volkswagen", "volkswagenag": "volkswagen", "hyundaimotorgroup": "hyundai", "hmg": "hyundai",
+        "grouperenault": "renault", "renaultnissan": "renault", "toyotamotorcorporation": "toyota", "tmc": "toyota",
+        "geelyholding": "volvo",
+    ]
+
+    /// A declared make without the company suffixes ending it (`AG`, `GmbH`, `Inc.`, `Motor Co., Ltd.`,
+    /// `Group`), word by word, up to four of them; a name that is nothing but suffixes stays.
+    static func withoutCompanySuffixes(_ declared: String) -> String {
+        var words = declared.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map { $0.lowercased() }
+        var taken = 0
+        while words.count > 1, taken < 4, let last = words.last, companySuffixWords.contains(last) {
+            words.removeLast()
+            taken += 1
+        }
+        return words.joined(separator: " ")
+    }
+
+    /// Words that end a company name (folded, from `makes.json`'s `companySuffixes`, one word each).
+    static let companySuffixWords: Set<String> = [
+        "ag", "gmbh", "kg", "se", "sa", "spa", "s", "p", "a", "sas", "nv", "n", "v", "bv", "b", "ab", "inc", "incorporated",
+        "corp", "corporation", "co", "company", "ltd", "limited", "llc", "plc", "motors", "motor", "cars", "car",
+        "automobiles", "automobile", "automotive", "auto", "group", "usa", "america", "canada", "uk", "europe",
+        "deutschland", "international", "of", "north", "trucks", "truck", "holding", "holdings", "industries",
+    ]
 }

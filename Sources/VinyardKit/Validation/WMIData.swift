@@ -358,7 +358,7 @@ enum WMIData {
 3B8|Chrysler De Mexico Toluca|Dodge|MX|
 3BH|Daimler Truck North America LLC|Western Star|MX|H
 3BK|Kenworth Mexicana|Kenworth|MX|H
-3C3|Chrysler De Mexico Toluca|Chrysler,Dodge,Fiat,Lancia|MX|
+3C3|Chrysler De Mexico Toluca|Chrysler,Abarth,Dodge,Fiat,Lancia|MX|
 3C4|Chrysler De Mexico Toluca|Ram,Jeep,Chrysler,Dodge,Fiat,Volkswagen,Lancia|MX|
 3C6|Chrysler De Mexico Toluca|Ram,Jeep,Dodge,Chrysler,Fiat,Volkswagen,Lancia|MX|
 3C7|FCA Mexico (Ram chassis cab)|Ram|MX|
@@ -705,7 +705,7 @@ JD2|Daihatsu Motor Co., Ltd.|Daihatsu|JP|
 JDA|Daihatsu Motor Co., Ltd.|Daihatsu|JP|
 JE3|FCA US LLC|Eagle|JP|
 JE4|Mitsubishi Motors Corporation (MMC)|Eagle|JP|
-JF1|Subaru Corporation|Subaru,Toyota|JP|
+JF1|Subaru Corporation|Subaru,Scion,Toyota|JP|
 JF2|Subaru Corporation|Subaru|JP|
 JF3|Fuji Heavy Industries U.S.A., Inc. (C/O Subaru Of America)|Subaru|JP|
 JF4|Fuji Heavy Industries U.S.A., Inc. (C/O Subaru Of America)|Saab|JP|
@@ -813,7 +813,7 @@ KPH|Hyundai Motor Co|Mitsubishi|KR|
 KPS|Ssangyong Motor Co. Ltd|SsangYong|KR|
 KPT|SsangYong Motor Company|SsangYong,KGM|KR|
 L1N|Xpeng Motors|Xpeng|CN|
-L6T|Geely Automobile|Geely,Lynk & Co|CN|
+L6T|Geely Automobile|Geely,Lynk & Co,Zeekr|CN|
 LA9|BYD Auto (buses)|BYD|CN|
 LA9AKK|Kunming Passenger Car Manufacturing Co., Ltd|Kunke|CN|
 LA9HZG|Changjiang Automobile Holdings Ltd.|Chanje|CN|
@@ -824,7 +824,7 @@ LB2|Geely Motorcycle|Geely|CN|H
 LB3|Geely Automobile|Geely|CN|
 LBE|Beijing Hyundai Motor|Hyundai|CN|
 LBV|BMW Brilliance Automotive|BMW|CN|
-LC0|BYD Auto (New Energy)|BYD|CN|
+LC0|BYD Auto (New Energy)|BYD,Denza|CN|
 LDC|Dongfeng Peugeot-Citroën|Peugeot,Citroën|CN|
 LDN|Soueast Motor|Soueast|CN|
 LDP|Dongfeng (Voyah)|Dongfeng|CN|
@@ -840,10 +840,10 @@ LGA|The Second Automobile Works|SAW|CN|
 LGB|Dongfeng Nissan|Nissan|CN|
 LGG|Dongfeng Liuzhou|Dongfeng|CN|
 LGJ|Dongfeng Fengshen|Dongfeng|CN|
-LGW|Great Wall Motor|Great Wall,Haval|CN|
+LGW|Great Wall Motor|Great Wall,Haval,Ora,Wey,Tank|CN|
 LGX|BYD Auto Co., Ltd.|BYD|CN|
 LHG|GAC Honda Automobile|Honda|CN|
-LJ1|JAC Motors|JAC|CN|
+LJ1|JAC Motors|JAC,NIO|CN|
 LJ4|JAC (Sehol)|JAC|CN|
 LJ8|Zotye Auto|Zotye|CN|
 LJD|Dongfeng Yueda Kia|Kia|CN|
@@ -867,7 +867,7 @@ LRW|Tesla (Shanghai Gigafactory)|Tesla|CN|
 LS5|Changan Suzuki|Suzuki|CN|
 LSG|General Motors LLC|Chevrolet,Buick,Cadillac|CN|
 LSH|SAIC Maxus|Maxus|CN|
-LSJ|SAIC MG|MG|CN|
+LSJ|SAIC MG|MG,Roewe|CN|
 LSV|SAIC Volkswagen|Volkswagen,Škoda|CN|
 LSY|Brilliance Auto (Jinbei)|Brilliance|CN|
 LTV|FAW Toyota (Tianjin)|Toyota|CN|
@@ -878,7 +878,7 @@ LVH|Dongfeng Honda|Honda|CN|
 LVP|Dfsk Motor Co.,Ltd.|Dongfeng|CN|
 LVR|Changan Mazda|Mazda|CN|
 LVS|Changan Ford|Ford|CN|
-LVV|Chery Automobile|Chery|CN|
+LVV|Chery Automobile|Chery,Omoda,Jaecoo,Exeed|CN|
 LVY|Daqing Volvo Car Manufacturing Co Ltd|Volvo|CN|
 LW4|Li Auto|Li Auto|CN|
 LWV|GAC Fiat Chrysler|Fiat,Jeep|CN|
