@@ -37,7 +37,7 @@ struct Vinyard: ParsableCommand {
     /// `vinyard` without a command: the help on standard error and exit 64, a usage error (it
     /// printed the help and exited 0, which a script took for success). `--help` still exits 0.
     func run() throws {
-        FileHandle.standardError.write(Data((Self.helpMessage() + "\n").utf8))
+        StandardError.write((Self.helpMessage() + "\n"))
         throw ExitCode(64)
     }
 }

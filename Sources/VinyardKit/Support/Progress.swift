@@ -67,14 +67,14 @@ public final class ProgressLine: @unchecked Sendable {
         } else if let bytesRead {
             line += "  " + Self.bytes(bytesRead)
         }
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+        StandardError.write(("\r\u{1B}[K" + line))
         drawn = true
     }
 
     /// Clears the line.
     public func finish() {
         guard enabled, drawn else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        StandardError.write("\r\u{1B}[K")
         drawn = false
     }
 

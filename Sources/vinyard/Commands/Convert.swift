@@ -166,10 +166,10 @@ struct Convert: ParsableCommand {
         report.rejectsPath = rejects
         warnAboutInputs(report)
         let written = report.inserted
-        FileHandle.standardError.write(Data(
+        StandardError.write(
             ("convert \(path) → \(output): \(written) written, \(report.duplicates) duplicates not written"
                 + (report.duplicates > 0 ? keptFirst ? " (the first record of each key kept: standard input is read once)" : " (the last record of each key kept)" : "")
-                + ", \(report.rejected) rejected" + (rejects.map { " (see \($0))" } ?? "") + "\n").utf8))
+                + ", \(report.rejected) rejected" + (rejects.map { " (see \($0))" } ?? "") + "\n"))
     }
 
     /// Copies the spooled output's bytes to `destination` (`-`: standard output) as they are.
@@ -253,7 +253,7 @@ struct Convert: ParsableCommand {
 }
 
 func warn(_ message: String) {
-    FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
+    StandardError.write("warning: \(message)\n")
 }
 
 extension FileHandle {

@@ -71,12 +71,11 @@ struct Emissions: ParsableCommand {
             let sink = DeferredSink(path: output)
             let summary = try calculator.run(parsed, format: reportFormat, to: sink)
             if reportFormat != .text, !summary.withoutOdometerLines.isEmpty {
-                FileHandle.standardError.write(Data((summary.withoutOdometerLines.joined(separator: "\n") + "\n").utf8))
+                StandardError.write((summary.withoutOdometerLines.joined(separator: "\n") + "\n"))
             }
             if summary.withoutCoordinates > 0 {
                 let n = summary.withoutCoordinates
-                FileHandle.standardError.write(
-                    Data("geojson: left out \(n) vehicle\(n == 1 ? "" : "s") without both latitude and longitude\n".utf8))
+                StandardError.write("geojson: left out \(n) vehicle\(n == 1 ? "" : "s") without both latitude and longitude\n")
             }
         }
     }

@@ -85,8 +85,7 @@ struct Export: ParsableCommand {
             let summary = try exporter.export(parsed, format: exportFormat, to: sink)
             if exportFormat == .geojson, summary.skippedWithoutCoordinates > 0 {
                 let n = summary.skippedWithoutCoordinates
-                FileHandle.standardError.write(
-                    Data("geojson: skipped \(n) row\(n == 1 ? "" : "s") without both latitude and longitude\n".utf8))
+                StandardError.write("geojson: skipped \(n) row\(n == 1 ? "" : "s") without both latitude and longitude\n")
             }
         }
     }

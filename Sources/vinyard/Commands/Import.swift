@@ -76,8 +76,7 @@ struct Import: ParsableCommand {
         // and a JSON report's reader gets its JSON ending too.
         func reportInterruption(_ signal: Int32, committed: Bool, removed: Bool) {
             let ending = ImportInterruption.ending(signal: signal, database: db, committed: committed, removed: removed)
-            FileHandle.standardError.write(
-                Data(ImportInterruption.message(signal: signal, database: db, committed: committed, removed: removed).utf8))
+            StandardError.write(ImportInterruption.message(signal: signal, database: db, committed: committed, removed: removed))
             // A JSON report's reader gets a JSON ending too (it got nothing); after the commit
             // the report itself has been printed.
             if !committed {

@@ -18,7 +18,7 @@ enum JSONReportDestination: Sendable {
         switch self {
         case .none: break
         case .standardOutput: try? FileByteSink.writeStandardOutput(json + "\n")
-        case .standardError: FileHandle.standardError.write(Data((json + "\n").utf8))
+        case .standardError: StandardError.write((json + "\n"))
         }
     }
 }
@@ -34,7 +34,7 @@ func reportingErrors(json: JSONReportDestination = .none, _ body: () throws -> V
     do {
         try body()
     } catch let error as VinyardError {
-        FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+        StandardError.write("error: \(error.description)\n")
         json.write(errorReportJSON(error))
         throw ExitCode(error.code.exitStatus)
     }

@@ -107,8 +107,7 @@ final class ImportInterruption: @unchecked Sendable {
         if let giveUp {
             giveUp(signal, connection)
         } else {
-            FileHandle.standardError.write(
-                Data(Self.message(signal: signal, database: database, committed: false).utf8))
+            StandardError.write(Self.message(signal: signal, database: database, committed: false))
         }
         StagedOutputs.removeAll()  // an unfinished --rejects file
         _exit(128 + signal)

@@ -85,7 +85,7 @@ func printReport(_ report: RunReport, format: ReportFormat, title: String) throw
     let toStandardError = report.rejectsPath == "-" || report.findingsPath == "-"
     let write: (String) throws -> Void = { text in
         if toStandardError {
-            FileHandle.standardError.write(Data(text.utf8))
+            StandardError.write(text)
         } else {
             try FileByteSink.writeStandardOutput(text)
         }

@@ -34,7 +34,7 @@ func removeStagedOutputsOnSignal(command: String, json: JSONReportDestination = 
             let message = "\(command) interrupted by \(name)" + (hadOutputs ? "; its unfinished output files were removed" : "")
             // On a terminal, over the progress line if one is drawn.
             let clear = isatty(STDERR_FILENO) == 1 ? "\r\u{1B}[K" : ""
-            FileHandle.standardError.write(Data("\(clear)error: \(message)\n".utf8))
+            StandardError.write("\(clear)error: \(message)\n")
             json.write(errorReportJSON(kind: "interrupted", message: message, exitStatus: 128 + number))
             exit(128 + number)
         }
