@@ -129,7 +129,8 @@ import VinyardKit
         do {
             let connection = try Connection(path: db, mode: .readWrite)
             try connection.execute(
-                "ALTER TABLE duplicates DROP COLUMN element; ALTER TABLE locations DROP COLUMN _element; ALTER TABLE vehicles DROP COLUMN _element; "
+                "DROP INDEX duplicates_place_element; CREATE INDEX duplicates_place ON duplicates(table_name, key, input, line); "
+                    + "ALTER TABLE duplicates DROP COLUMN element; ALTER TABLE locations DROP COLUMN _element; ALTER TABLE vehicles DROP COLUMN _element; "
                     + "UPDATE vinyard_meta SET value = '1' WHERE key = 'format'")
         }
         let vehicles = dir.appendingPathComponent("rv.json")

@@ -160,13 +160,13 @@ public final class ImportSession {
         // rows replaced under `last` are the exception: a record that becomes the row again in
         // this run takes back its entry, else re-running such an input would add entries.
         deleteConflictFindings = try connection.prepare(
-            "DELETE FROM findings WHERE table_name=?1 AND key=?2 AND code='key.conflict' AND input IS ?3 AND line IS ?4 AND run_id<>?5",
+            "DELETE FROM findings WHERE table_name=?1 AND key=?2 AND code='key.conflict' AND input IS ?3 AND line IS ?4 AND run_id<?5",
             persistent: true)
         try deleteConflictFindings.bind(runID, at: 5)
         deleteRepeatedFinding = try connection.prepare(
             """
             DELETE FROM findings WHERE id = (SELECT id FROM findings WHERE table_name=?2 AND key=?3 AND input IS ?4
-            AND line IS ?5 AND code=?6 AND message=?7 AND run_id<>?1 ORDER BY id DESC LIMIT 1)
+            AND line IS ?5 AND code=?6 AND message=?7 AND run_id<?1 ORDER BY id DESC LIMIT 1)
             """, persistent: true)
         try deleteRepeatedFinding.bind(runID, at: 1)
         insertDuplicate = try connection.prepare(
@@ -177,9 +177,11 @@ public final class ImportSession {
         try insertDuplicate.bind(runID, at: 1)
         deleteDuplicate = try connection.prepare(
             """
-            DELETE FROM duplicates WHERE table_name=?1 AND key=?2 AND input IS ?3 AND line IS ?4 AND action=?5
-            AND coalesce(stored, raw)=?6
-            AND (action='replaced' OR run_id<>?7) AND (element IS ?8 OR element IS NULL)
+            DELETE FROM duplicates WHERE id IN (
+              SELECT id FROM duplicates WHERE table_name=?1 AND key=?2 AND input IS ?3 AND line IS ?4 AND element IS ?8
+              UNION ALL
+              SELECT id FROM duplicates WHERE table_name=?1 AND key=?2 AND input IS ?3 AND line IS ?4 AND element IS NULL)
+            AND action=?5 AND coalesce(stored, raw)=?6 AND (action='replaced' OR run_id<>?7)
             """, persistent: true)
         try deleteDuplicate.bind(runID, at: 7)
         insertReject = try connection.prepare(
@@ -192,7 +194,10 @@ public final class ImportSession {
             ? try connection.prepare(
                 // The same record of the same input, at whatever line: rejected again at another
                 // line (rows added above it) it was stored twice.
-                "DELETE FROM rejects WHERE input=?1 AND table_name IS ?4 AND raw=?5 AND raw_text IS ?6 AND run_id<>?7",
+                // `substr(raw, 1, 160)` is the index's expression (``VinyardStore/rejectsRecordIndex``),
+                // and earlier runs are those with a smaller id.
+                "DELETE FROM rejects WHERE input=?1 AND substr(raw, 1, 160)=substr(?5, 1, 160) AND run_id<?7 "
+                    + "AND table_name IS ?4 AND raw=?5 AND raw_text IS ?6",
                 persistent: true)
             : nil
         // Only earlier runs' rejects are replaced: an input given twice in one run keeps both.

@@ -114,8 +114,12 @@ public final class VinyardStore {
                     try migrate(
                         when: "SELECT count(*) > 0 FROM vinyard_meta WHERE key = 'format' AND CAST(value AS INTEGER) < \(Self.formatVersion)",
                         "UPDATE vinyard_meta SET value = '\(Self.formatVersion)' WHERE key = 'format'")
-                    try indexByPlace(table: "findings", replacing: "findings_key")
-                    try indexByPlace(table: "duplicates", replacing: "duplicates_key")
+                    try indexByPlace(table: "findings", last: "run_id", name: "findings_place_run", replacing: ["findings_key", "findings_place"])
+                    try indexByPlace(
+                        table: "duplicates", last: "element", name: "duplicates_place_element", replacing: ["duplicates_key", "duplicates_place"])
+                    try migrate(
+                        when: Self.indexMissing("rejects_record", on: "rejects"),
+                        Self.rejectsRecordIndex)
                 }
                 isInitialized = true
             } else {
@@ -308,8 +312,12 @@ public final class VinyardStore {
             throw VinyardError(.malformedInput, "\(path) has a vinyard_meta table without a format version")
         }
         if version > Self.formatVersion {
+            // Exit 65 like any database this tool cannot use (was 74, an I/O error); the file is
+            // not touched.
             throw VinyardError(
-                .store, "\(path) was written by a newer Vinyard (database format \(version), this tool reads \(Self.formatVersion))")
+                .malformedInput,
+                "\(path) was written by a newer Vinyard (database format \(version), this tool reads up to \(Self.formatVersion)); "
+                    + "use that version or a later one for this file, or give another --db")
         }
     }
 
@@ -440,16 +448,17 @@ public final class VinyardStore {
                   findings TEXT NOT NULL, reason TEXT NOT NULL);
                 CREATE INDEX IF NOT EXISTS rejects_run ON rejects(run_id);
                 CREATE INDEX IF NOT EXISTS rejects_input ON rejects(input, line);
+                \(Self.rejectsRecordIndex);
                 CREATE TABLE IF NOT EXISTS findings(
                   id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, table_name TEXT NOT NULL, key TEXT NOT NULL,
                   input TEXT, line INTEGER, code TEXT NOT NULL, severity TEXT NOT NULL, field TEXT,
                   message TEXT NOT NULL, suggestion TEXT, element INTEGER);
-                CREATE INDEX IF NOT EXISTS findings_place ON findings(table_name, key, input, line);
+                CREATE INDEX IF NOT EXISTS findings_place_run ON findings(table_name, key, input, line, run_id);
                 CREATE TABLE IF NOT EXISTS duplicates(
                   id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, table_name TEXT NOT NULL, key TEXT NOT NULL,
                   input TEXT, line INTEGER, action TEXT NOT NULL, raw TEXT NOT NULL, findings TEXT NOT NULL, stored TEXT,
                   element INTEGER);
-                CREATE INDEX IF NOT EXISTS duplicates_place ON duplicates(table_name, key, input, line);
+                CREATE INDEX IF NOT EXISTS duplicates_place_element ON duplicates(table_name, key, input, line, element);
                 """)
             for schema in schemas { try createOrMigrate(schema) }
             try connection.commit()
@@ -458,6 +467,14 @@ public final class VinyardStore {
             throw error
         }
     }
+
+    /// Finds an earlier run's reject of the same record (``ImportSession``) by its input and the
+    /// start of its raw JSON (which holds the first fields, the VIN among them in most files):
+    /// by input alone, each reject of a re-import read every reject of that input, so a file of
+    /// 20,000 rejects took 277 s to import again (found by audit). The prefix keeps the index
+    /// small whatever the size of a rejected record; the run id last, so that the run's own rejects
+    /// of one record (20,000 `{}`) are not read again for each (earlier runs have smaller ids).
+    static let rejectsRecordIndex = "CREATE INDEX IF NOT EXISTS rejects_record ON rejects(input, substr(raw, 1, 160), run_id)"
 
     /// A database written before a bookkeeping column existed gets it, NULL in the existing rows:
     /// `findings.element` and `duplicates.element` (the index of a JSON array record, which tells
@@ -475,10 +492,23 @@ public final class VinyardStore {
     /// entries and conflict findings up by key, input and line: by key alone it read every entry
     /// of the key, so a file whose rows all share one key (one vehicle's history) took quadratic
     /// time (10,000 rows: 60 s under `last`, 142 s under `merge`).
-    private func indexByPlace(table: String, replacing old: String) throws(StoreError) {
+    ///
+    /// The place is followed by `last`: the run id in `findings` (a run clears what earlier runs
+    /// left, `run_id < ?`), the element in `duplicates`: the records of a JSON array on one line
+    /// share the place, and each read all the entries of the others (10,000 records of one VIN in
+    /// a minified array: 94 s; found by audit).
+    private func indexByPlace(table: String, last: String, name: String, replacing old: [String]) throws(StoreError) {
         try migrate(
-            when: "SELECT count(*) = 0 FROM sqlite_master WHERE type = 'index' AND name = '\(table)_place'",
-            "CREATE INDEX \(table)_place ON \(table)(table_name, key, input, line); DROP INDEX IF EXISTS \(old)")
+            when: Self.indexMissing(name, on: table),
+            "CREATE INDEX \(name) ON \(table)(table_name, key, input, line, \(last)); "
+                + old.map { "DROP INDEX IF EXISTS \($0)" }.joined(separator: "; "))
+    }
+
+    /// A query giving 1 when the table is there without the index: a database missing the table
+    /// itself is damaged, which the run reports (exit 65) rather than failing to index it.
+    private static func indexMissing(_ index: String, on table: String) -> String {
+        "SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = '\(index)') = 0 "
+            + "AND (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '\(table)') = 1"
     }
 
     /// Runs `sql` when `missing` (a query giving 1 or 0) says the database needs it: checked

@@ -270,7 +270,7 @@ import Testing
         let dir = try makeStoreDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try VinyardStore(path: dir.appendingPathComponent("v.db").path)
-        #expect(try Self.indexes(store) == "duplicates_place,findings_place")
+        #expect(try Self.indexes(store) == "duplicates_place_element,findings_place_run")
         for sql in [
             "DELETE FROM duplicates WHERE table_name='vehicles' AND key='K' AND input IS 'a.csv' AND line IS 3 AND action='replaced'",
             "DELETE FROM findings WHERE table_name='vehicles' AND key='K' AND code='key.conflict' AND input IS 'a.csv' AND line IS 3",
@@ -290,12 +290,36 @@ import Testing
             let store = try VinyardStore(path: path)
             try store.connection.execute(
                 """
-                DROP INDEX findings_place; DROP INDEX duplicates_place;
+                DROP INDEX findings_place_run; DROP INDEX duplicates_place_element;
                 CREATE INDEX findings_key ON findings(table_name, key); CREATE INDEX duplicates_key ON duplicates(table_name, key);
                 """)
             #expect(try Self.indexes(store) == "duplicates_key,findings_key")
         }
         let reopened = try VinyardStore(path: path)
-        #expect(try Self.indexes(reopened) == "duplicates_place,findings_place")
+        #expect(try Self.indexes(reopened) == "duplicates_place_element,findings_place_run")
+    }
+
+    /// A database with the place indexes of sessions 10-21 (without the run id and the element)
+    /// gets the longer ones, and the lookups of a minified JSON array's records use the element.
+    @Test func placeIndexesGainTheRunAndTheElement() throws {
+        let dir = try makeStoreDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("v.db").path
+        do {
+            let store = try VinyardStore(path: path)
+            try store.connection.execute(
+                """
+                DROP INDEX findings_place_run; DROP INDEX duplicates_place_element;
+                CREATE INDEX findings_place ON findings(table_name, key, input, line);
+                CREATE INDEX duplicates_place ON duplicates(table_name, key, input, line);
+                """)
+        }
+        let reopened = try VinyardStore(path: path)
+        #expect(try Self.indexes(reopened) == "duplicates_place_element,findings_place_run")
+        let plan = try reopened.connection.prepare(
+            "EXPLAIN QUERY PLAN SELECT id FROM duplicates WHERE table_name='vehicles' AND key='K' AND input IS 'a.json' AND line IS 1 AND element IS 7")
+        var details: [String] = []
+        while try plan.step() { details.append(plan.text(3) ?? "") }
+        #expect(details.contains { $0.contains("element=?") }, "\(details)")
     }
 }
