@@ -107,4 +107,128 @@ import VinyardKit
         #expect(mismatches.count == 1 && mismatches[0].contains(",16,") && mismatches[0].contains("'Toyota'"), "\(mismatches)")
         #expect(try ParsedReport(r).findings.keys.sorted() == ["vin.make_mismatch"], "\(r.stdout)")
     }
+
+    /// The truth file said `loaded` where the report says `inserted`, and had no `updated` or
+    /// `unchanged`: a check comparing it with the report key by key failed on the names alone.
+    @Test func theTruthFileUsesTheReportsNames() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = dir.appendingPathComponent("g.csv").path
+        let truthPath = dir.appendingPathComponent("g.truth.json").path
+        let g = try runVinyard(["generate", "--rows", "3000", "--seed", "11", "--dirty", "0.2", "-o", csv, "--truth", truthPath])
+        #expect(g.status == 0, "\(g.stderr)")
+        let truth = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: truthPath))) as? [String: Any])
+        let db = dir.appendingPathComponent("g.db").path
+        let r = try runVinyard(["import", csv, "--db", db, "--report", "json", "--quiet"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        for key in ["read", "inserted", "updated", "unchanged", "duplicates", "rejected"] {
+            #expect(truth[key] as? Int != nil && truth[key] as? Int == report[key] as? Int, "\(key): \(truth) vs \(r.stdout)")
+        }
+        #expect(truth["loaded"] as? Int == truth["inserted"] as? Int)
+        #expect((truth["findings"] as? [String: Int]) == (report["findings"] as? [String: Int]), "\(truth)")
+    }
+
+    /// Re-importing a file of many rejects took quadratic time (20,000 rejects: 277 s): each reject
+    /// looked for the earlier run's copy among every reject of its input. The rejects are now
+    /// indexed by input and the start of the raw record, also in a database written before the
+    /// index existed (added by the next writer); a re-import still replaces each reject once.
+    @Test func aReimportFindsEarlierRejectsByIndex() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = dir.appendingPathComponent("d.csv").path
+        _ = try runVinyard(["generate", "--rows", "2000", "--seed", "3", "--dirty", "1", "-o", csv])
+        let db = dir.appendingPathComponent("d.db").path
+        let first = try Review12Tests.importJSON([csv, "--db", db])
+        let rejected = try #require(first["rejected"] as? Int)
+        #expect(rejected > 1000, "\(first)")
+        // As an older version left it.
+        try Connection(path: db, mode: .readWrite).execute("DROP INDEX rejects_record")
+        let again = try Review12Tests.importJSON([csv, "--db", db])
+        #expect(again["rejected"] as? Int == rejected && again["inserted"] as? Int == 0, "\(again)")
+        let connection = try Connection(path: db, mode: .readOnly)
+        #expect(try connection.scalarInt("SELECT count(*) FROM rejects") == Int64(rejected))
+        #expect(try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'rejects_record'") == 1)
+        let plan = try connection.prepare(
+            "EXPLAIN QUERY PLAN DELETE FROM rejects WHERE input='d.csv' AND substr(raw, 1, 160)=substr('x', 1, 160) AND raw='x'")
+        var details: [String] = []
+        while try plan.step() { details.append(plan.text(3) ?? "") }
+        #expect(details.contains { $0.contains("rejects_record") }, "\(details)")
+    }
+
+    /// Standard error closed (`2>&-`) or full (`2>/dev/full`): the run trapped in
+    /// `FileHandle.write` (exit 132), an import after its commit. Now what cannot be written
+    /// there is lost and the run ends with its own status.
+    @Test func aFullStandardErrorIsNoCrash() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let truncated = try Review12Tests.write("[{\"vin\": ", "t.json", in: dir)
+        let warned = try Review12Tests.write("vin,vin\n1FTFW1E57KFA14352,x\n", "dup.csv", in: dir)
+        let db = dir.appendingPathComponent("d.db").path
+        for (arguments, status) in [(["validate", truncated], Int32(65)), (["import", warned, "--db", db], 0), (["export", "--db", db], 0)] {
+            let process = Process()
+            process.executableURL = vinyardBinary
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit && process.terminationStatus == status, "\(arguments): \(process.terminationStatus)")
+        }
+        #expect(try Review12Tests.rows(db, "vehicles", columns: "vin") == ["1FTFW1E57KFA14352"])
+    }
+
+    /// A JSON `\u0000` is stored as a NUL, and a CSV export or convert wrote it as a raw NUL
+    /// byte: a file our own reader refuses (binary data, exit 65). A CSV cell leaves it out.
+    @Test func aNULInAJSONStringIsLeftOutOfCSVCells() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let json = try Review12Tests.write(
+            #"[{"vin": "1FTFW1E57KFA14352", "make": "Ford", "notes": "a\u0000b \"q\"\u0000"}]"#, "n.json", in: dir)
+        let converted = dir.appendingPathComponent("c.csv").path
+        #expect(try runVinyard(["convert", json, "-o", converted]).status == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: converted))
+        #expect(!bytes.contains(0), "\(String(decoding: bytes, as: UTF8.self))")
+        #expect(String(decoding: bytes, as: UTF8.self).contains(#""ab ""q""""#), "\(String(decoding: bytes, as: UTF8.self))")
+        #expect(try runVinyard(["validate", converted]).status == 0)
+        let db = dir.appendingPathComponent("n.db").path
+        _ = try runVinyard(["import", json, "--db", db])
+        let exported = try runVinyard(["export", "--db", db, "--columns", "vin,notes"])
+        #expect(exported.status == 0 && !exported.stdoutData.contains(0), "\(exported.stdout)")
+        #expect(exported.stdout.contains(#"1FTFW1E57KFA14352,"ab ""q""""#), "\(exported.stdout)")
+    }
+
+    /// A 10 MB make cell took 7.6 s and 270 MB (50 MB: 33 s and 1.1 GB): the make was folded and
+    /// searched for company suffixes, and copied whole into the make-mismatch message. No make
+    /// is that long; the message shows its start.
+    @Test func aHugeMakeCellIsNoMakeSpelling() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let csv = try Review12Tests.write(
+            "vin,make\n1FTFW1E57KFA14352," + String(repeating: "Ford", count: 2_500_000) + "\n", "m.csv", in: dir)
+        let findings = dir.appendingPathComponent("f.csv").path
+        let r = try runVinyard(["validate", csv, "--findings", findings, "--report", "json"], timeout: 120)
+        #expect(r.status == 0 && !r.timedOut, "\(r.stderr.prefix(300))")
+        let text = try String(contentsOfFile: findings, encoding: .utf8)
+        #expect(text.contains("vin.make_mismatch") && text.utf8.count < 1_000, "\(text.prefix(500))")
+        #expect(text.contains("(10000000 bytes)"), "\(text.prefix(500))")
+        let measured = try runVinyardMeasuringPeakMemory(["validate", csv])
+        if let peak = measured.peakBytes { #expect(peak < 160_000_000, "peak \(peak) bytes") }
+    }
+
+    /// A database of a newer format was exit 74 (an I/O error) with no way on; it is one this
+    /// tool cannot use (65), the message says what to do, and the file is left as it was.
+    @Test func aNewerDatabaseFormatIsExit65() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("n.db").path
+        _ = try runVinyard(["import", packageRoot.appendingPathComponent("Samples/fleet.csv").path, "--db", db])
+        try Connection(path: db, mode: .readWrite).execute("UPDATE vinyard_meta SET value = '99' WHERE key = 'format'")
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        for arguments in [["import", packageRoot.appendingPathComponent("Samples/fleet.csv").path, "--db", db], ["export", "--db", db], ["stats", "--db", db]] {
+            let r = try runVinyard(arguments)
+            #expect(r.status == 65, "\(arguments): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains("newer Vinyard") && r.stderr.contains("another --db"), "\(r.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
+    }
 }

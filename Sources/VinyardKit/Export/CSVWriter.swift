@@ -116,14 +116,15 @@ public final class CSVWriter: RecordWriter {
         var text = cell.text
         if guardFormulas && cell.isText, Self.needsGuard(text) { text = "'" + text }
         let delimiter = self.delimiter
-        let needsQuotes = text.utf8.contains { $0 == delimiter || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        // A NUL (a JSON `\u0000`) takes the quoted path, which leaves it out: no CSV reader takes it.
+        let needsQuotes = text.utf8.contains { $0 == delimiter || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D || $0 == 0 }
             || text.utf8.first == 0x20 || text.utf8.last == 0x20
         guard needsQuotes else {
             out.append(text)
             return
         }
         out.append(UInt8(ascii: "\""))
-        for b in text.utf8 {
+        for b in text.utf8 where b != 0 {
             if b == UInt8(ascii: "\"") { out.append(b) }
             out.append(b)
         }

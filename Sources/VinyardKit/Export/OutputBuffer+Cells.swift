@@ -50,14 +50,16 @@ extension OutputBuffer {
     }
 
     /// Appends one CSV cell from UTF-8 bytes: quoted when it holds the delimiter, a quote, CR or
-    /// LF (or starts or ends with a space), quotes doubled; with `guardFormula`, a cell starting
+    /// LF (or starts or ends with a space), quotes doubled, NUL bytes left out; with `guardFormula`, a cell starting
     /// with `=`, `+`, `-`, `@`, tab or CR gets a leading `'` (inside the quotes when quoted).
     mutating func appendCSVCell(bytes cell: UnsafeRawBufferPointer, delimiter: UInt8, guardFormula: Bool) {
         guard let first = cell.first else { return }
         let guarded = guardFormula && CSVWriter.needsGuard(count: cell.count) { cell[$0] }
         var needsQuotes = first == 0x20 || cell[cell.count - 1] == 0x20
         if !needsQuotes {
-            for b in cell where b == delimiter || b == UInt8(ascii: "\"") || b == 0x0A || b == 0x0D {
+            // A NUL takes the quoted path, which leaves it out: no CSV reader takes it (ours
+            // refuses the file), and a JSON `\u0000` is stored as one.
+            for b in cell where b == delimiter || b == UInt8(ascii: "\"") || b == 0x0A || b == 0x0D || b == 0 {
                 needsQuotes = true
                 break
             }
@@ -70,9 +72,13 @@ extension OutputBuffer {
         bytes.append(UInt8(ascii: "\""))
         if guarded { bytes.append(UInt8(ascii: "'")) }
         var runStart = 0
-        for i in 0..<cell.count where cell[i] == UInt8(ascii: "\"") {
-            append(bytes: UnsafeRawBufferPointer(rebasing: cell[runStart...i]))
-            bytes.append(UInt8(ascii: "\""))
+        for i in 0..<cell.count where cell[i] == UInt8(ascii: "\"") || cell[i] == 0 {
+            if cell[i] == 0 {
+                append(bytes: UnsafeRawBufferPointer(rebasing: cell[runStart..<i]))
+            } else {
+                append(bytes: UnsafeRawBufferPointer(rebasing: cell[runStart...i]))
+                bytes.append(UInt8(ascii: "\""))
+            }
             runStart = i + 1
         }
         append(bytes: UnsafeRawBufferPointer(rebasing: cell[runStart...]))

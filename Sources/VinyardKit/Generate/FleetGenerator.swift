@@ -29,6 +29,11 @@ public struct FleetGenerator: Sendable {
         public var rejected = 0
         public var duplicates = 0
         public var loaded = 0
+        /// The report's names for the same run into an empty database: `inserted` (= `loaded`),
+        /// `updated` and `unchanged` (0), so a truth file compares with a report key by key.
+        public var inserted = 0
+        public var updated = 0
+        public var unchanged = 0
         /// Defects injected, by kind.
         public var defects: [String: Int] = [:]
         /// Error and warning findings expected, by finding code.
@@ -180,6 +185,7 @@ public struct FleetGenerator: Sendable {
         truth.rows = rows
         truth.read = rows
         truth.loaded = rows - truth.rejected - truth.duplicates
+        truth.inserted = truth.loaded
         return truth
     }
 

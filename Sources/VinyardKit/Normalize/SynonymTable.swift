@@ -37,14 +37,20 @@ public struct SynonymTable: Sendable, Hashable {
 
     /// The canonical value for a spelling, or nil when the table does not know it.
     public func canonical(_ value: String) -> String? {
-        canonical(folded: Schema.fold(value))
+        // No spelling is that long: a 50 MB cell was folded and searched for suffixes (33 s, 1 GB).
+        guard value.utf8.count <= Self.longestSpelling else { return nil }
+        return canonical(folded: Schema.fold(value))
     }
 
+    /// Longer values are no spelling of any table (with company suffixes, a few dozen bytes).
+    static let longestSpelling = 256
+
     /// The canonical value for a spelling written exactly so (no suffix taken off).
-    func exact(_ value: String) -> String? { lookup[Schema.fold(value)] }
+    func exact(_ value: String) -> String? { value.utf8.count <= Self.longestSpelling ? lookup[Schema.fold(value)] : nil }
 
     /// The canonical value for an already folded spelling.
     func canonical(folded: String) -> String? {
+        guard folded.utf8.count <= Self.longestSpelling else { return nil }
         if let known = lookup[folded] { return known }
         guard !suffixes.isEmpty else { return nil }
         // `hondamotorcoltd`: `ltd`, then `co`, then `motor` off; a rest that is no known spelling

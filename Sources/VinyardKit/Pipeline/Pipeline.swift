@@ -556,6 +556,13 @@ public final class Pipeline {
     /// A column name or JSON key as a message quotes it: control characters escaped (`\u{1B}`: a
     /// name reached the terminal raw) and clipped to 60 characters (a 50 MB key was written whole
     /// to standard error, in every warning that named it).
+    /// A value as a finding's message shows it: up to 60 characters (then `… (N bytes)`), its
+    /// control characters escaped; a 50 MB make was copied whole into its message.
+    static func clipped(_ value: String, limit: Int = 60) -> String {
+        guard value.utf8.count > limit else { return value.shownInMessage }
+        return "\(value.prefix(limit))… (\(value.utf8.count) bytes)".shownInMessage
+    }
+
     static func quoted(_ name: String) -> String {
         var out = "'"
         var count = 0
@@ -796,7 +803,7 @@ final class RecordChecker {
             record.findings.append(
                 Finding(
                     .vinMakeMismatch, .warning, field: "make",
-                    message: "make is '\(declared)' but the VIN's manufacturer code \(vin.withUTF8Bytes { VINDecoder.manufacturerCode($0) }) belongs to "
+                    message: "make is '\(Pipeline.clipped(declared))' but the VIN's manufacturer code \(vin.withUTF8Bytes { VINDecoder.manufacturerCode($0) }) belongs to "
                         + "\(decoded); check the make or the VIN",
                     input: record.provenance.input, line: record.provenance.line, element: record.provenance.index))
         }

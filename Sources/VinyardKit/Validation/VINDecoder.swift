@@ -435,6 +435,8 @@ public enum VINDecoder {
     public static func makeMatches(declared: String, vin: String) -> Bool? {
         let b = Array(VINEngine.normalize(vin).utf8)
         guard let entry = lookup(b) else { return nil }
+        // No make is that long (a 50 MB cell was folded several times over).
+        guard declared.utf8.count <= 256 else { return false }
         let want = canonicalKey(declared)
         guard !want.isEmpty else { return nil }
         var makes = entry.makes.map(key)
