@@ -19,6 +19,10 @@ public struct SourceDetector: Sendable {
     private struct Candidate: Sendable {
         var mapping: SourceMapping
         var known: Set<String>  // folded keys the mapping maps or ignores
+        /// Folded keys a specific mapping loads by the schema's aliases (``SourceMapping/extraAliasFields(in:)``).
+        var extra: Set<String>
+        /// Whether the mapping itself maps a key to `vin`.
+        var mapsVIN: Bool
         /// For folded signatures: signature key (folded) → its schema field's folded name and aliases.
         var groups: [String: Set<String>]
         /// Whether the mapping's schema has a `vin` field (a vehicle source).
@@ -51,10 +55,9 @@ public struct SourceDetector: Sendable {
                     known.insert(Schema.fold(f.name))
                     for a in f.aliases { known.insert(Schema.fold(a)) }
                 }
-            } else if let schema = try? catalog.schema(for: mapping) {
-                // The extra keys a specific source loads by the schema's aliases count as known.
-                known.formUnion(mapping.extraAliasFields(in: schema).keys)
             }
+            // The extra keys a specific source loads by the schema's aliases.
+            let extra = (try? catalog.schema(for: mapping)).map { Set(mapping.extraAliasFields(in: $0).keys) } ?? []
             var groups: [String: Set<String>] = [:]
             if mapping.detect.folded, let schema = try? catalog.schema(for: mapping) {
                 // Detection keys of a folded mapping stand for the schema field and its aliases.
@@ -75,7 +78,9 @@ public struct SourceDetector: Sendable {
                     vehicleColumns.formUnion(([f.name] + f.aliases).map(Schema.fold))
                 }
             }
-            return Candidate(mapping: mapping, known: known, groups: groups, hasVIN: hasVIN)
+            return Candidate(
+                mapping: mapping, known: known, extra: extra, mapsVIN: mapping.fields.contains { $0.target == "vin" },
+                groups: groups, hasVIN: hasVIN)
         }
         self.vinColumns = vinColumns
         self.vehicleColumns = vehicleColumns
@@ -109,7 +114,11 @@ public struct SourceDetector: Sendable {
             // A VIN column makes it a vehicle file, unless a wrapper key names this source.
             if hasVINColumn, !c.hasVIN, !(wrapper.map(m.wrappers.contains) ?? false) { continue }
             guard holds(m.detect, exact: exact, folded: foldedSet, candidate: c) else { continue }
-            let knownCount = folded.filter { c.known.contains($0) }.count
+            // Keys the source loads by the schema's aliases count, unless the keys hold a VIN the
+            // source does not map: a wrapped fleet record with a VIN is no autoscout listing that
+            // would leave the VIN aside (found by review).
+            let withExtra = !hasVINColumn || c.mapsVIN
+            let knownCount = folded.filter { c.known.contains($0) || (withExtra && c.extra.contains($0)) }.count
             // A vehicle file whose VIN column has a name no source knows (`Kennung`) but that has
             // coordinates is no list of places: with two or more columns of what only vehicles have
             // (`Marke`, `Modell`, `Kilometerstand` beside `Breitengrad`, `Längengrad`), a source

@@ -163,8 +163,9 @@ public struct SourceMapping: Sendable, Hashable, Codable {
     /// field index: a fleet-record record carrying a `color` keeps its colour instead of dropping
     /// it (and a record with such extra keys is no longer read as `fleet`, which knew them). Not
     /// the fields the mapping fills itself, nor what keys a record or says where it came from
-    /// (`vin`, `source_id`, `source`, the decoded `vin_` fields): a VIN column beside an
-    /// `autoscout` listing does not make the listing keyed by its ID with the VIN aside.
+    /// (`vin`, `source_id`, `source`, the decoded `vin_` fields), and only plain text fields, whose
+    /// value cannot fail (no enum, number or date): an autoscout listing's `"Type": "Used"` as
+    /// `vehicle_type` would reject every listing that loaded before.
     public func extraAliasFields(in schema: Schema) -> [String: Int] {
         guard !matchAliases else { return [:] }
         var targeted = Set<String>()
@@ -175,7 +176,9 @@ public struct SourceMapping: Sendable, Hashable, Codable {
         let own = Set(fields.map { Schema.fold($0.source) }).union(ignore.map(Schema.fold))
         var out: [String: Int] = [:]
         for (i, field) in schema.fields.enumerated()
-        where !targeted.contains(field.name) && !["vin", "source_id", "source"].contains(field.name) && !field.name.hasPrefix("vin_") {
+        where !targeted.contains(field.name) && !["vin", "source_id", "source"].contains(field.name) && !field.name.hasPrefix("vin_")
+            && field.type == .string && field.constraints?.enum == nil && field.constraints?.pattern == nil
+        {
             for name in [field.name] + field.aliases {
                 let folded = Schema.fold(name)
                 if !own.contains(folded), out[folded] == nil { out[folded] = i }

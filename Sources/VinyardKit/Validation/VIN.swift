@@ -420,8 +420,11 @@ public enum VINEngine {
         // nothing tells which was meant (a 2017 Bolt, `1G1FW6S03H4100000`, was "probably" a 1987
         // car). Only an illegal I, O or Q there is repaired, or a character that dates the VIN
         // after next year (`1HGCM8Z633A004352`, a letter with year code 3: 2033).
+        // The rule as it would hold with the right check digit (a Japanese or Korean VIN needs one
+        // for it, and a VIN repaired here has a wrong one; found by review).
         let position7Dates = bytes.withUnsafeBufferPointer { buf in
-            VINDecoder.position7RuleHolds(buf, heavy: WMITable.lookupIndex(buf).map { WMITable.index.list[$0].noPosition7Rule } ?? true)
+            VINDecoder.position7RuleHolds(
+                buf, heavy: WMITable.lookupIndex(buf).map { WMITable.index.list[$0].noPosition7Rule } ?? true, assumingCheckDigit: true)
                 && VINDecoder.position7Year(buf, latest: currentYear + 1) != nil
         }
         var candidate = bytes

@@ -148,13 +148,17 @@ public enum VINDecoder {
 
     /// Whether the position-7 rule holds for these bytes (see ``bestYear(_:latest:candidates:heavy:)``).
     @inline(__always)
-    static func position7RuleHolds(_ b: UnsafeBufferPointer<UInt8>, heavy: Bool) -> Bool {
+    /// - Parameter assumingCheckDigit: take a Japanese or Korean VIN's check digit as right (the
+    ///   typo repair asks whether the rule would date the VIN it repairs).
+    static func position7RuleHolds(_ b: UnsafeBufferPointer<UInt8>, heavy: Bool, assumingCheckDigit: Bool = false) -> Bool {
         guard b.count == 17, !heavy, !isChinese(b[0]) else { return false }
         if !checkDigitMandatory(b) {
             // Japan (J) and Korea (KL-KR) only: not South America, Africa, India, Turkey, ...,
             // whose position 7 is a model code as in Europe.
-            guard computesCheckDigitForExport(b) else { return false }
-            guard let digit = VINEngine.checkDigitByte(b), digit == b[8], WMITable.lookupIndex(b) != nil else { return false }
+            guard computesCheckDigitForExport(b), WMITable.lookupIndex(b) != nil else { return false }
+            if !assumingCheckDigit {
+                guard let digit = VINEngine.checkDigitByte(b), digit == b[8] else { return false }
+            }
         }
         return true
     }
@@ -445,22 +449,24 @@ public enum VINDecoder {
             makes = agreeingMakes(b, entry: entry, modelYear: year, listed: makes)
         }
         let maker = key(entry.manufacturer)
-        func agrees(_ want: String) -> Bool {
+        func agrees(_ want: String, byManufacturerName: Bool = true) -> Bool {
             for m in makes {
                 if m == want || aliases[m] == want { return true }
                 // "Mercedes-Benz" declared as "Mercedes-Benz Vans", "Land Rover" as "Land Rover Range Rover".
                 if want.count >= 3 && (m.hasPrefix(want) || want.hasPrefix(m)) { return true }
             }
-            if want.count >= 3 && maker.contains(want) { return true }
+            if byManufacturerName && want.count >= 3 && maker.contains(want) { return true }
             if want == "generalmotors" && (maker.contains("generalmotors") || maker.contains("gm")) { return true }
             // A group's own name (`Stellantis`, `PSA`, `JLR`) agrees with each of its brands.
             if let group = groupNames[want], makes.contains(where: { brandGroup[$0] == group }) { return true }
             return false
         }
         if agrees(want) { return true }
-        // A company name (`Daimler AG`, `Kia Motors Corporation`, `BMW Group`): without its suffixes.
+        // A company name (`Daimler AG`, `Kia Motors Corporation`, `BMW Group`): without its suffixes,
+        // as a make or a group, not as a piece of the manufacturer's name (`American Motors` is
+        // no `American Honda Motor Co.`; found by review).
         let stripped = canonicalKey(withoutCompanySuffixes(declared))
-        return stripped != want && !stripped.isEmpty && agrees(stripped)
+        return stripped != want && !stripped.isEmpty && agrees(stripped, byManufacturerName: false)
     }
 
     /// Group and company names (keys) that stand for a ``brandGroup`` as a declared make.
@@ -469,8 +475,8 @@ public enum VINDecoder {
         "fca": "stellantis", "fiatchrysler": "stellantis", "fiatchrysleramerica": "stellantis", "chryslergroup": "stellantis",
         "jlr": "jlr", "jaguarlandrover": "jlr", "fujiheavyindustries": "subaru", "fhi": "subaru",
         "mercedesbenzgroup": "daimler", "daimlerchrysler": "daimler", "vag": "volkswagen", "vwgroup": "volkswagen",
-        "volkswagengroup": "volkswagen", "volkswagenag": "volkswagen", "hyundaimotorgroup": "hyundai", "hmg": "hyundai",
-        "grouperenault": "renault", "renaultnissan": "renault", "toyotamotorcorporation": "toyota", "tmc": "toyota",
+        "volkswagengroup": "volkswagen", "volkswagenag": "volkswagen",
+        "grouperenault": "renault", "toyotamotorcorporation": "toyota", "tmc": "toyota",
         "geelyholding": "volvo",
     ]
 
