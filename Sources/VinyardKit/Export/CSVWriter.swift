@@ -114,17 +114,19 @@ public final class CSVWriter: RecordWriter {
 
     private func appendCell(_ cell: CSVCell) {
         var text = cell.text
+        // A NUL (a JSON `\u0000`) is left out, which no CSV reader takes; before the formula guard
+        // looks at the start (`\u0000=HYPERLINK(…)` went out unguarded; found by review).
+        if text.utf8.contains(0) { text = String(String.UnicodeScalarView(text.unicodeScalars.filter { $0 != "\0" })) }
         if guardFormulas && cell.isText, Self.needsGuard(text) { text = "'" + text }
         let delimiter = self.delimiter
-        // A NUL (a JSON `\u0000`) takes the quoted path, which leaves it out: no CSV reader takes it.
-        let needsQuotes = text.utf8.contains { $0 == delimiter || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D || $0 == 0 }
+        let needsQuotes = text.utf8.contains { $0 == delimiter || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
             || text.utf8.first == 0x20 || text.utf8.last == 0x20
         guard needsQuotes else {
             out.append(text)
             return
         }
         out.append(UInt8(ascii: "\""))
-        for b in text.utf8 where b != 0 {
+        for b in text.utf8 {
             if b == UInt8(ascii: "\"") { out.append(b) }
             out.append(b)
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Byte-level cell writers for exports: values go from SQLite's column buffers straight into the
 /// output, without a `String` per cell.
 extension OutputBuffer {
@@ -54,12 +56,17 @@ extension OutputBuffer {
     /// with `=`, `+`, `-`, `@`, tab or CR gets a leading `'` (inside the quotes when quoted).
     mutating func appendCSVCell(bytes cell: UnsafeRawBufferPointer, delimiter: UInt8, guardFormula: Bool) {
         guard let first = cell.first else { return }
+        // A NUL (a JSON `\u0000`, stored so) is left out, which no CSV reader takes; before the
+        // formula guard looks at the start (`\u0000=HYPERLINK(…)` went out unguarded).
+        if let base = cell.baseAddress, memchr(base, 0, cell.count) != nil {
+            let kept = cell.filter { $0 != 0 }
+            kept.withUnsafeBytes { appendCSVCell(bytes: $0, delimiter: delimiter, guardFormula: guardFormula) }
+            return
+        }
         let guarded = guardFormula && CSVWriter.needsGuard(count: cell.count) { cell[$0] }
         var needsQuotes = first == 0x20 || cell[cell.count - 1] == 0x20
         if !needsQuotes {
-            // A NUL takes the quoted path, which leaves it out: no CSV reader takes it (ours
-            // refuses the file), and a JSON `\u0000` is stored as one.
-            for b in cell where b == delimiter || b == UInt8(ascii: "\"") || b == 0x0A || b == 0x0D || b == 0 {
+            for b in cell where b == delimiter || b == UInt8(ascii: "\"") || b == 0x0A || b == 0x0D {
                 needsQuotes = true
                 break
             }
@@ -72,13 +79,9 @@ extension OutputBuffer {
         bytes.append(UInt8(ascii: "\""))
         if guarded { bytes.append(UInt8(ascii: "'")) }
         var runStart = 0
-        for i in 0..<cell.count where cell[i] == UInt8(ascii: "\"") || cell[i] == 0 {
-            if cell[i] == 0 {
-                append(bytes: UnsafeRawBufferPointer(rebasing: cell[runStart..<i]))
-            } else {
-                append(bytes: UnsafeRawBufferPointer(rebasing: cell[runStart...i]))
-                bytes.append(UInt8(ascii: "\""))
-            }
+        for i in 0..<cell.count where cell[i] == UInt8(ascii: "\"") {
+            append(bytes: UnsafeRawBufferPointer(rebasing: cell[runStart...i]))
+            bytes.append(UInt8(ascii: "\""))
             runStart = i + 1
         }
         append(bytes: UnsafeRawBufferPointer(rebasing: cell[runStart...]))
