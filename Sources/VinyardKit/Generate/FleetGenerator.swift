@@ -38,6 +38,28 @@ public struct FleetGenerator: Sendable {
         public var defects: [String: Int] = [:]
         /// Error and warning findings expected, by finding code.
         public var findings: [String: Int] = [:]
+
+        public init() {}
+
+        enum CodingKeys: String, CodingKey {
+            case rows, read, rejected, duplicates, loaded, inserted, updated, unchanged, defects, findings
+        }
+
+        /// A truth file written before `inserted`, `updated` and `unchanged` reads with them taken
+        /// from `loaded` and 0.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            rows = try c.decode(Int.self, forKey: .rows)
+            read = try c.decode(Int.self, forKey: .read)
+            rejected = try c.decode(Int.self, forKey: .rejected)
+            duplicates = try c.decode(Int.self, forKey: .duplicates)
+            loaded = try c.decode(Int.self, forKey: .loaded)
+            inserted = try c.decodeIfPresent(Int.self, forKey: .inserted) ?? loaded
+            updated = try c.decodeIfPresent(Int.self, forKey: .updated) ?? 0
+            unchanged = try c.decodeIfPresent(Int.self, forKey: .unchanged) ?? 0
+            defects = try c.decode([String: Int].self, forKey: .defects)
+            findings = try c.decode([String: Int].self, forKey: .findings)
+        }
     }
 
     public static let columns = [

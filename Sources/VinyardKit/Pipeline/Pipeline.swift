@@ -553,16 +553,17 @@ public final class Pipeline {
         flow.sendFilled(batch, last: true)
     }
 
+    /// A value as a finding's message shows it: up to 60 Unicode scalars (then `… (N bytes)`), its
+    /// control characters escaped; a 50 MB make was copied whole into its message.
+    static func clipped(_ value: String, limit: Int = 60) -> String {
+        guard value.utf8.count > limit, value.unicodeScalars.count > limit else { return value.shownInMessage }
+        let start = String(String.UnicodeScalarView(value.unicodeScalars.prefix(limit)))
+        return "\(start)… (\(value.utf8.count) bytes)".shownInMessage
+    }
+
     /// A column name or JSON key as a message quotes it: control characters escaped (`\u{1B}`: a
     /// name reached the terminal raw) and clipped to 60 characters (a 50 MB key was written whole
     /// to standard error, in every warning that named it).
-    /// A value as a finding's message shows it: up to 60 characters (then `… (N bytes)`), its
-    /// control characters escaped; a 50 MB make was copied whole into its message.
-    static func clipped(_ value: String, limit: Int = 60) -> String {
-        guard value.utf8.count > limit else { return value.shownInMessage }
-        return "\(value.prefix(limit))… (\(value.utf8.count) bytes)".shownInMessage
-    }
-
     static func quoted(_ name: String) -> String {
         var out = "'"
         var count = 0

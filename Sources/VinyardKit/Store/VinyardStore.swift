@@ -502,6 +502,11 @@ public final class VinyardStore {
             when: Self.indexMissing(name, on: table),
             "CREATE INDEX \(name) ON \(table)(table_name, key, input, line, \(last)); "
                 + old.map { "DROP INDEX IF EXISTS \($0)" }.joined(separator: "; "))
+        // An older version writing the file again re-creates the shorter index; it goes again.
+        let names = old.map { "'\($0)'" }.joined(separator: ", ")
+        try migrate(
+            when: "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'index' AND name IN (\(names))",
+            old.map { "DROP INDEX IF EXISTS \($0)" }.joined(separator: "; "))
     }
 
     /// A query giving 1 when the table is there without the index: a database missing the table

@@ -8,7 +8,8 @@
 /// `FileHandle.standardError.write(_:)` traps when the write fails, so a run with standard error
 /// closed (`2>&-`) or full (`2>/dev/full`) crashed (exit 132) after its work was done, an import
 /// after its commit (found by audit). What cannot be written there is lost; the exit status and
-/// the outputs are the run's own.
+/// the outputs are the run's own. (A closed pipe still ends the run with SIGPIPE, exit 141, as on
+/// standard output.)
 public enum StandardError {
     public static func write(_ text: String) {
         var text = text
@@ -16,7 +17,11 @@ public enum StandardError {
             guard let base = buffer.baseAddress else { return }
             var offset = 0
             while offset < buffer.count {
-                let n = Glibc.write(2, base + offset, buffer.count - offset)
+                #if canImport(Glibc)
+                    let n = Glibc.write(2, base + offset, buffer.count - offset)
+                #else
+                    let n = Darwin.write(2, base + offset, buffer.count - offset)
+                #endif
                 if n > 0 {
                     offset += n
                 } else if n < 0 && errno == EINTR {
