@@ -849,6 +849,8 @@ final class RecordChecker {
 
     private func makeMatches(declared: String, decoded: String, vin: String) -> Bool {
         if declared == decoded { return true }
+        // No make is that long: not folded (a 40 MB non-ASCII make cell took 12 s here).
+        if declared.utf8.count > 256 { return false }
         // The answer depends on the declared and decoded makes and the WMI (3 or 6 characters).
         let key = MakeMatchKey(declared: declared, decoded: decoded, prefix: vin.withUTF8Bytes { VINDecoder.manufacturerCode($0) })
         if let cached = makeMatchCache[key] { return cached ?? true }
