@@ -282,20 +282,22 @@ import Testing
         }
     }
 
+    /// The database at `path` as an older version left it (the place indexes replaced by the
+    /// ones `oldIndexes` creates), opened again for writing.
+    static func reopenedOlderDatabase(at path: String, oldIndexes: String) throws -> VinyardStore {
+        do {
+            let store = try VinyardStore(path: path)
+            try store.connection.execute("DROP INDEX findings_place_run; DROP INDEX duplicates_place_element; " + oldIndexes)
+        }
+        return try VinyardStore(path: path)
+    }
+
     @Test func olderDatabaseGetsThem() throws {
         let dir = try makeStoreDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("v.db").path
-        do {
-            let store = try VinyardStore(path: path)
-            try store.connection.execute(
-                """
-                DROP INDEX findings_place_run; DROP INDEX duplicates_place_element;
-                CREATE INDEX findings_key ON findings(table_name, key); CREATE INDEX duplicates_key ON duplicates(table_name, key);
-                """)
-            #expect(try Self.indexes(store) == "duplicates_key,findings_key")
-        }
-        let reopened = try VinyardStore(path: path)
+        let reopened = try Self.reopenedOlderDatabase(
+            at: dir.appendingPathComponent("v.db").path,
+            oldIndexes: "CREATE INDEX findings_key ON findings(table_name, key); CREATE INDEX duplicates_key ON duplicates(table_name, key)")
         #expect(try Self.indexes(reopened) == "duplicates_place_element,findings_place_run")
     }
 
@@ -305,16 +307,10 @@ import Testing
         let dir = try makeStoreDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("v.db").path
-        do {
-            let store = try VinyardStore(path: path)
-            try store.connection.execute(
-                """
-                DROP INDEX findings_place_run; DROP INDEX duplicates_place_element;
-                CREATE INDEX findings_place ON findings(table_name, key, input, line);
-                CREATE INDEX duplicates_place ON duplicates(table_name, key, input, line);
-                """)
-        }
-        let reopened = try VinyardStore(path: path)
+        let reopened = try Self.reopenedOlderDatabase(
+            at: path,
+            oldIndexes: "CREATE INDEX findings_place ON findings(table_name, key, input, line); "
+                + "CREATE INDEX duplicates_place ON duplicates(table_name, key, input, line)")
         #expect(try Self.indexes(reopened) == "duplicates_place_element,findings_place_run")
         let plan = try reopened.connection.prepare(
             "EXPLAIN QUERY PLAN SELECT id FROM duplicates WHERE table_name='vehicles' AND key='K' AND input IS 'a.json' AND line IS 1 AND element IS 7")
