@@ -52,16 +52,25 @@ public struct SynonymTable: Sendable, Hashable {
     func canonical(folded: String) -> String? {
         guard folded.utf8.count <= Self.longestSpelling else { return nil }
         if let known = lookup[folded] { return known }
-        guard !suffixes.isEmpty else { return nil }
         // `hondamotorcoltd`: `ltd`, then `co`, then `motor` off; a rest that is no known spelling
         // matches nothing (`General Motors` is not `General`).
-        var rest = Substring(folded)
-        for _ in 0..<3 {
-            guard let suffix = suffixes.first(where: { rest.count > $0.count && rest.hasSuffix($0) }) else { return nil }
-            rest = rest.dropLast(suffix.count)
-            if let known = lookup[String(rest)] { return known }
+        for rest in withoutSuffixes(folded: folded) {
+            if let known = lookup[rest] { return known }
         }
         return nil
+    }
+
+    /// What is left of a folded spelling as up to three of the table's suffixes come off its end,
+    /// one at a time (`hondamotorcoltd`: `hondamotorco`, `hondamotor`, `honda`).
+    func withoutSuffixes(folded: String) -> [String] {
+        var rests: [String] = []
+        var rest = Substring(folded)
+        for _ in 0..<3 {
+            guard let suffix = suffixes.first(where: { rest.count > $0.count && rest.hasSuffix($0) }) else { break }
+            rest = rest.dropLast(suffix.count)
+            rests.append(String(rest))
+        }
+        return rests
     }
 }
 

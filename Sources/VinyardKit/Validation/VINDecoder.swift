@@ -462,11 +462,15 @@ public enum VINDecoder {
             return false
         }
         if agrees(want) { return true }
-        // A company name (`Daimler AG`, `Kia Motors Corporation`, `BMW Group`): without its suffixes,
-        // as a make or a group, not as a piece of the manufacturer's name (`American Motors` is
-        // no `American Honda Motor Co.`; found by review).
-        let stripped = canonicalKey(withoutCompanySuffixes(declared))
-        return stripped != want && !stripped.isEmpty && agrees(stripped, byManufacturerName: false)
+        // A company name (`Daimler AG`, `Kia Motors Corporation`, `BMW Group`): without the company
+        // suffixes of `makes.json` (as the make table takes them off), as a make or a group, not as
+        // a piece of the manufacturer's name (`American Motors` is no `American Honda Motor Co.`).
+        let suffixes = (try? SchemaCatalog.bundled())?.makes.synonyms
+        for rest in suffixes?.withoutSuffixes(folded: key(declared)) ?? [] {
+            let stripped = canonicalKey(rest)
+            if !stripped.isEmpty, stripped != want, agrees(stripped, byManufacturerName: false) { return true }
+        }
+        return false
     }
 
     /// Group and company names (keys) that stand for a ``brandGroup`` as a declared make.
@@ -478,25 +482,5 @@ public enum VINDecoder {
         "volkswagengroup": "volkswagen", "volkswagenag": "volkswagen",
         "grouperenault": "renault", "toyotamotorcorporation": "toyota", "tmc": "toyota",
         "geelyholding": "volvo",
-    ]
-
-    /// A declared make without the company suffixes ending it (`AG`, `GmbH`, `Inc.`, `Motor Co., Ltd.`,
-    /// `Group`), word by word, up to four of them; a name that is nothing but suffixes stays.
-    static func withoutCompanySuffixes(_ declared: String) -> String {
-        var words = declared.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map { $0.lowercased() }
-        var taken = 0
-        while words.count > 1, taken < 4, let last = words.last, companySuffixWords.contains(last) {
-            words.removeLast()
-            taken += 1
-        }
-        return words.joined(separator: " ")
-    }
-
-    /// Words that end a company name (folded, from `makes.json`'s `companySuffixes`, one word each).
-    static let companySuffixWords: Set<String> = [
-        "ag", "gmbh", "kg", "se", "sa", "spa", "s", "p", "a", "sas", "nv", "n", "v", "bv", "b", "ab", "inc", "incorporated",
-        "corp", "corporation", "co", "company", "ltd", "limited", "llc", "plc", "motors", "motor", "cars", "car",
-        "automobiles", "automobile", "automotive", "auto", "group", "usa", "america", "canada", "uk", "europe",
-        "deutschland", "international", "of", "north", "trucks", "truck", "holding", "holdings", "industries",
     ]
 }
