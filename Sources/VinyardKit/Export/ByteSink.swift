@@ -58,6 +58,12 @@ public final class FileByteSink: ByteSink {
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
+        try Self.writeAll(bytes, to: fd, name: name)
+    }
+
+    /// Writes all of `bytes` to descriptor `fd` with `write(2)`, again after an interruption.
+    /// - Throws: `.io` naming `name` when a write fails.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, name: String) throws {
         guard var p = bytes.baseAddress else { return }
         var left = bytes.count
         while left > 0 {

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Messages, warnings and progress on standard error, written so that a failed write is ignored:
 /// `FileHandle.standardError.write(_:)` traps when the write fails, so a run with standard error
 /// closed (`2>&-`) or full (`2>/dev/full`) crashed (exit 132) after its work was done, an import
@@ -13,23 +7,6 @@
 public enum StandardError {
     public static func write(_ text: String) {
         var text = text
-        text.withUTF8 { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var offset = 0
-            while offset < buffer.count {
-                #if canImport(Glibc)
-                    let n = Glibc.write(2, base + offset, buffer.count - offset)
-                #else
-                    let n = Darwin.write(2, base + offset, buffer.count - offset)
-                #endif
-                if n > 0 {
-                    offset += n
-                } else if n < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
-        }
+        text.withUTF8 { try? FileByteSink.writeAll(UnsafeRawBufferPointer($0), to: 2, name: "standard error") }
     }
 }
