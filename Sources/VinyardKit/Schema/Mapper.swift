@@ -851,9 +851,10 @@ public final class Mapper {
             }
         }
         if number == "", unit != nil { return "" }
-        // A reading with the time it was taken and no unit (Samsara's `"odometerMeters": {"time":
-        // "…", "value": 5000000}`): the number in the key's unit (a `field.type` reject before).
-        if let number, unit == nil, members.count > 1,
+        // A reading with no unit, alone (`"odometer": {"value": 5000}`) or with the time it was
+        // taken (Samsara's `"odometerMeters": {"time": "…", "value": 5000000}`): the number in the
+        // key's unit, as a plain `5000` would be (both were `field.type` rejects before).
+        if let number, unit == nil,
             members.allSatisfy({ measurementMembers.contains($0.name.lowercased()) || readingTimeMembers.contains(Schema.fold($0.name)) })
         {
             return number
