@@ -25,3 +25,128 @@ import VinyardKit
         #expect(rows.sorted() == ["1C4PJMAK2CW184491,5000", "1FTFW1E57KFA14352,5000", "1HGCV1F52MA000123,8047"], "\(rows)")
     }
 }
+
+extension Review26Tests {
+    /// A mistyped check digit explains any check-digit failure as well as a common typo does: a
+    /// VIN whose only error was its check digit was told it was "probably" one with a right
+    /// character changed (`1FTFW1E5XKFA14352`: `…1ESX…`). The message names the change and gives
+    /// the VIN with the expected check digit beside it.
+    @Test func aProbableVINNamesItsChangeAndTheCheckDigitReading() throws {
+        let r = try runVinyard(["decode", "1FTFW1E5XKFA14352", "1FTFW1ES7KFA14352", "--format", "json"])
+        #expect(r.status == 0 || r.status == 1, "\(r.stderr)")
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        let messages = items.map { (($0["findings"] as? [[String: Any]])?.first?["message"] as? String) ?? "" }
+        #expect(messages[0].contains("probable VIN 1FTFW1ESXKFA14352 (5 to S at position 8), or 1FTFW1E57KFA14352 if the check digit is the typo"), "\(messages[0])")
+        #expect(messages[1].contains("probable VIN 1FTFW1E57KFA14352 (S to 5 at position 8), or 1FTFW1ESXKFA14352 if the check digit is the typo"), "\(messages[1])")
+        // The suggestion field stays the one repair.
+        #expect(items.map { $0["suggestion"] as? String } == ["1FTFW1ESXKFA14352", "1FTFW1E57KFA14352"])
+    }
+}
+
+extension Review26Tests {
+    /// A rejects file of rows read as Windows-1252 (an Excel export in its code page) is UTF-8:
+    /// without a byte order mark Excel reads it in its code page too (`N° de chÃ¢ssis`). The
+    /// mark is put first when the file is finished, gzip-compressed too; a pure ASCII reject of
+    /// such a file and the rejects of a UTF-8 input get none.
+    @Test func rejectsOfWindows1252RowsGetAByteOrderMark() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("leasing.csv")
+        // An ASCII reject first (the header is written then), a Windows-1252 one after it.
+        var bytes = Array("Fahrgestellnummer;Marke\r\nTBD;Ford\r\n1FTFW1E5XKFA14352;Ford M".utf8)
+        bytes += [0xFC] + Array("ller\r\n".utf8)
+        try Data(bytes).write(to: input)
+        for name in ["r.csv", "r.csv.gz"] {
+            let rejects = dir.appendingPathComponent(name).path
+            let r = try runVinyard(["validate", input.path, "--rejects", rejects, "--quiet"])
+            #expect(r.status == 1, "\(r.stderr)")
+            var written = try Data(contentsOf: URL(fileURLWithPath: rejects))
+            if name.hasSuffix(".gz") {
+                let plain = dir.appendingPathComponent("plain.csv").path
+                let c = try runVinyard(["convert", rejects, "-o", plain, "--source", "raw", "--quiet"])
+                #expect(c.status == 0, "\(c.stderr)")
+                // Read back by our own reader, the mark is no part of the first column's name.
+                #expect(String(decoding: try Data(contentsOf: URL(fileURLWithPath: plain)), as: UTF8.self).hasPrefix("Fahrgestellnummer,Marke,"))
+                let gunzip = Process()
+                gunzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+                gunzip.arguments = ["-c", "gzip -dc '\(rejects)' > '\(plain)'"]
+                try gunzip.run()
+                gunzip.waitUntilExit()
+                written = try Data(contentsOf: URL(fileURLWithPath: plain))
+            }
+            #expect(Array(written.prefix(3)) == [0xEF, 0xBB, 0xBF], "\(name): \(Array(written.prefix(8)))")
+            let text = String(decoding: written.dropFirst(3), as: UTF8.self)
+            #expect(text.hasPrefix("Fahrgestellnummer;Marke;_input") && text.contains("Ford Müller"), "\(text)")
+        }
+        // Only the ASCII row rejected: no mark.
+        let ascii = dir.appendingPathComponent("ascii.csv")
+        var other = Array("Fahrgestellnummer;Marke\r\nTBD;Ford\r\n1FTFW1E57KFA14352;Ford M".utf8)
+        other += [0xFC] + Array("ller\r\n".utf8)
+        try Data(other).write(to: ascii)
+        let plainRejects = dir.appendingPathComponent("a.csv").path
+        _ = try runVinyard(["validate", ascii.path, "--rejects", plainRejects, "--quiet"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: plainRejects)).prefix(3) == Data("Fah".utf8))
+    }
+}
+
+extension Review26Tests {
+    /// An unclosed quote in a `;` or tab-separated header is the unterminated quote it is (exit
+    /// 65, naming line 1), as with `,`: with no complete line to count delimiters on, the header
+    /// was split at `,` and the run refused as a source it could not tell (exit 64).
+    @Test func anUnclosedQuoteInASemicolonHeaderIsMalformedInput() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (name, d) in [("h.csv", ";"), ("h.tsv", "\t"), ("p.csv", "|")] {
+            let input = try Review12Tests.write("VIN\(d)Make\(d)\"Model\r\n1FTFW1E57KFA14352\(d)Ford\(d)F150\r\n", name, in: dir)
+            let r = try runVinyard(["validate", input])
+            #expect(r.status == 65, "\(name): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains("\(name):1: unterminated quoted field in the header"), "\(r.stderr)")
+        }
+    }
+}
+
+extension Review26Tests {
+    /// A title line above the header is shown decoded as the rows are: a Windows-1252 title
+    /// (`Société`) showed as `Soci�t�`, under --encoding windows-1252 too.
+    @Test func aWindows1252TitleLineIsShownDecoded() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("title.csv")
+        var bytes = Array("Export flotte - Soci".utf8) + [0xE9] + Array("t".utf8) + [0xE9]
+        bytes += Array(" de Leasing SA\r\nVIN;Marque\r\n1FTFW1E57KFA14352;Ford\r\n".utf8)
+        try Data(bytes).write(to: input)
+        for extra in [[], ["--encoding", "windows-1252"]] {
+            let r = try runVinyard(["validate", input.path] + extra)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stderr.contains("'Export flotte - Société de Leasing SA'"), "\(r.stderr)")
+        }
+    }
+}
+
+extension Review26Tests {
+    /// Spellings of European fleet exports: a unit after "in" or "en" (`Laufleistung in km`,
+    /// `Odometer in miles`), notes headers (`Bemerkungen`, `Commentaire`, `Opmerking`), and VIN
+    /// placeholders (`unbekannt`, `fehlt`, `inconnu`) are `vin.placeholder`, not `vin.length`.
+    @Test func europeanHeadersAndPlaceholders() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = try Review12Tests.write(
+            "VIN;Kilometerstand in Meilen;Opmerking\r\nunbekannt;1;x\r\nfehlt;1;x\r\ninconnu;1;x\r\n1FTFW1E57KFA14352;1000;Kratzer\r\n",
+            "nl.csv", in: dir)
+        let db = dir.appendingPathComponent("n.db").path
+        let r = try runVinyard(["import", input, "--db", db, "--report", "json", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try ParsedReport(r)
+        #expect(report.int("rejected") == 3 && report.findings["vin.placeholder"] == 3, "\(r.stdout)")
+        #expect(r.stderr.isEmpty, "no column left out: \(r.stderr)")
+        #expect(try Review12Tests.rows(db, "vehicles", columns: "vin,odometer_km,notes") == ["1FTFW1E57KFA14352,1609,Kratzer"])
+        for (k, header) in ["Laufleistung in km", "Odometer in miles", "Kilométrage en km"].enumerated() {
+            let one = try Review12Tests.write("VIN,\(header),Bemerkungen\n1FTFW1E57KFA14352,1000,x\n", "one\(k).csv", in: dir)
+            let oneDB = dir.appendingPathComponent("one\(k).db").path
+            let v = try runVinyard(["import", one, "--db", oneDB, "--quiet"])
+            #expect(v.status == 0 && !v.stderr.contains("not loaded"), "\(header): \(v.stderr)")
+            let expected = header.contains("miles") ? "1609" : "1000"
+            #expect(try Review12Tests.rows(oneDB, "vehicles", columns: "vin,odometer_km,notes") == ["1FTFW1E57KFA14352,\(expected),x"], "\(header)")
+        }
+    }
+}

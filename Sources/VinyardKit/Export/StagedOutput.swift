@@ -56,6 +56,13 @@ public final class StagedFileSink: ByteSink {
     private let staging: String?
     private let inner: any ByteSink
     private var committed = false
+    /// Bytes put before everything written, when ``close()`` moves the file into place: for what
+    /// is known only at the end (a rejects file meeting a Windows-1252 row needs a byte order
+    /// mark first). A `.gz` output gets them as a gzip member of their own. Not for an output
+    /// written in place (standard output, a FIFO): see ``canPrefix``.
+    public var prefix: [UInt8] = []
+    /// Whether ``prefix`` can be honoured (the output is staged).
+    public var canPrefix: Bool { staging != nil }
 
     /// - Throws: `.cantCreate` when the output cannot be created.
     public init(path: String) throws {
@@ -77,10 +84,59 @@ public final class StagedFileSink: ByteSink {
         guard let staging, !committed else { return }
         committed = true
         defer { StagedOutputs.unregister(staging) }
+        if !prefix.isEmpty {
+            do {
+                try Self.prepend(prefix, to: staging, shownAs: path)
+            } catch {
+                unlink(staging)
+                throw error
+            }
+        }
         guard StagedOutputs.moveIntoPlace(staging, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(staging)
             throw VinyardError(.io, "\(path): cannot move the output into place: \(reason)")
+        }
+    }
+
+    /// Rewrites `staging` as `bytes` (through ``openOutput(path:shownAs:)``, so gzip for a `.gz`
+    /// name) followed by its own bytes as they are.
+    private static func prepend(_ bytes: [UInt8], to staging: String, shownAs name: String) throws {
+        let url = URL(fileURLWithPath: staging)
+        let joined = url.deletingLastPathComponent().appendingPathComponent(".prefix" + url.lastPathComponent).path
+        StagedOutputs.register(joined)
+        defer { StagedOutputs.unregister(joined) }
+        var input: Int32 = -1
+        var output: Int32 = -1
+        defer {
+            if input >= 0 { Foundation.close(input) }
+            if output >= 0 { Foundation.close(output) }
+        }
+        do {
+            let head = try openOutput(path: joined, shownAs: name)
+            try bytes.withUnsafeBytes { try head.write($0) }
+            try head.close()
+            input = open(staging, O_RDONLY | O_CLOEXEC)
+            output = open(joined, O_WRONLY | O_APPEND | O_CLOEXEC)
+            guard input >= 0, output >= 0 else {
+                throw VinyardError(.io, "\(name): cannot rewrite the output: \(String(cString: strerror(errno)))")
+            }
+            var chunk = [UInt8](repeating: 0, count: 1 << 20)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw VinyardError(.io, "\(name): cannot rewrite the output: \(String(cString: strerror(errno)))")
+                }
+                if n == 0 { break }
+                try chunk.withUnsafeBytes { try FileByteSink.writeAll(UnsafeRawBufferPointer(rebasing: $0[0..<n]), to: output, name: name) }
+            }
+            guard rename(joined, staging) == 0 else {
+                throw VinyardError(.io, "\(name): cannot rewrite the output: \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            unlink(joined)
+            throw error
         }
     }
 

@@ -23,6 +23,11 @@ public final class RejectsWriter {
     /// A byte order mark first, when the first CSV input had one or was UTF-16: Excel reads a file
     /// without one in its code page (`ungÃ¼ltig`).
     private var byteOrderMark = false
+    /// Whether a CSV row written came from a row read as Windows-1252 (`row.encoding`): without
+    /// a byte order mark, Excel, which wrote that row in its code page, reads the UTF-8 rejects
+    /// file in it too (`N° de chÃ¢ssis`). The mark is put first when the file is finished (the
+    /// header was written before that row was met).
+    private var wroteWindows1252Row = false
     /// Whether an input's style was taken (the first CSV input's only).
     private var styled = false
     /// The CSV header of each input (of the first few), by name: the columns of a rejects file
@@ -60,6 +65,7 @@ public final class RejectsWriter {
 
     /// Writes a record the validators rejected.
     public func write(_ record: CanonicalRecord) throws {
+        if json == nil, !wroteWindows1252Row, record.findings.contains(where: { $0.code == .rowEncoding }) { wroteWindows1252Row = true }
         let fields = record.raw.mayHaveFormulaGuard ? Self.unguarded(record.raw.fields) : record.raw.fields
         try write(fields: fields, provenance: record.provenance, text: nil, findings: record.findings)
     }
@@ -238,6 +244,9 @@ public final class RejectsWriter {
         if csv == nil {
             try settleColumns(pending.map(\.fields), input: pending.first?.provenance.input)
             try writeHeld()
+        }
+        if wroteWindows1252Row, !byteOrderMark, let staged = sink as? StagedFileSink, staged.canPrefix {
+            staged.prefix = [0xEF, 0xBB, 0xBF]
         }
         try csv?.finish()
     }

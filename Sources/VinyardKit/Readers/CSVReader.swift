@@ -121,7 +121,7 @@ public final class CSVReader: RecordReader {
         let excelDelimiter = Self.skipExcelSeparatorLine(buffer)
         if excelDelimiter != nil { line += 1 }
         if skipLines > 0 {
-            let (skipped, lines) = try Self.skipLines(skipLines, in: buffer)
+            let (skipped, lines) = try Self.skipLines(skipLines, in: buffer, encoding: encoding)
             preamble = skipped
             line += lines
         }
@@ -594,7 +594,8 @@ public final class CSVReader: RecordReader {
     /// Consumes `count` non-blank lines (a title or note above the table; split at line ends,
     /// quotes aside) and the blank lines among them; returns their text (clipped) and how many
     /// lines were passed.
-    private static func skipLines(_ count: Int, in buffer: InputBuffer) throws -> (text: [String], lines: Int) {
+    /// Decoded as a record is (a Windows-1252 title, `Société`, showed as `Soci�t�`).
+    private static func skipLines(_ count: Int, in buffer: InputBuffer, encoding: TextEncoding) throws -> (text: [String], lines: Int) {
         var text: [String] = []
         var lines = 0
         while text.count < count {
@@ -603,7 +604,9 @@ public final class CSVReader: RecordReader {
                 guard let end = (buffer.start..<buffer.end).first(where: { p[$0] == 0x0A || p[$0] == 0x0D }) else { return nil }
                 var next = end + 1
                 if p[end] == 0x0D, next < buffer.end, p[next] == 0x0A { next += 1 }
-                return (String(decoding: p[buffer.start..<end], as: UTF8.self), next)
+                let bytes = UnsafeBufferPointer(rebasing: p[buffer.start..<end])
+                let isUTF8 = String(validating: bytes, as: UTF8.self) != nil
+                return (TextDecoding.decode(bytes, encoding: encoding, recordIsUTF8: isUTF8), next)
             }
             // No line end within 64 KiB, or the input ends: no line above a header.
             guard let found else { break }
@@ -671,7 +674,11 @@ public final class CSVReader: RecordReader {
             if !(try buffer.fill(what: "CSV header")) { break }
         }
         let sample = sampleLines(buffer, candidates: candidates, maxLines: 21)
-        guard let headerCounts = sample.counts.first else { return fallback }
+        // A quote the header opens and nothing closes (`VIN;Make;"Model`) leaves no complete
+        // line: its first line, quotes taken as text, tells the delimiter, and the reader then
+        // names the unterminated quote (exit 65; a `;` file was split at `,` and refused as a
+        // source it could not tell, exit 64).
+        guard let headerCounts = sample.counts.first ?? firstLineCounts(buffer, candidates: candidates) else { return fallback }
         let present = candidates.indices.filter { headerCounts[$0] > 0 }
         if present.isEmpty { return fallback }
         if present.count == 1 { return candidates[present[0]] }
@@ -725,6 +732,22 @@ public final class CSVReader: RecordReader {
             }
             if lineHasContent && out.count < maxLines && buffer.eof && !inQuotes { out.append(counts); complete += 1 }
             return (out, complete)
+        }
+    }
+
+    /// Candidate delimiters in the buffer's first line, up to its first line break, quotes and
+    /// all; nil when it has none.
+    private static func firstLineCounts(_ buffer: InputBuffer, candidates: [UInt8]) -> [Int]? {
+        buffer.withBytes { p in
+            var counts = [Int](repeating: 0, count: candidates.count)
+            var i = buffer.start
+            // (Blank lines before the header are skipped, as the reader skips them.)
+            while i < buffer.end, p[i] == 0x0A || p[i] == 0x0D { i += 1 }
+            while i < buffer.end, p[i] != 0x0A, p[i] != 0x0D {
+                if let k = candidates.firstIndex(of: p[i]) { counts[k] += 1 }
+                i += 1
+            }
+            return counts.contains { $0 > 0 } ? counts : nil
         }
     }
 

@@ -289,7 +289,7 @@ enum EmbeddedSchemas {
     {"name": "specs", "type": "array", "aliases": ["specifications", "specification"]},
     {"name": "images", "type": "array", "aliases": ["photos", "pictures", "image urls"]},
     {"name": "last_sync", "type": "datetime", "aliases": ["lastsyncdate", "last sync date", "last sync", "synced at", "updated at", "last updated"]},
-    {"name": "notes", "type": "string", "aliases": ["note", "comment", "comments", "remarks", "bemerkung"]},
+    {"name": "notes", "type": "string", "aliases": ["note", "comment", "comments", "remarks", "bemerkung", "bemerkungen", "anmerkung", "anmerkungen", "notiz", "commentaire", "commentaires", "remarque", "remarques", "opmerking", "opmerkingen"]},
     {"name": "source", "type": "string", "description": "The source mapping the record came through (fleet, autoscout, ...)."},
     {"name": "source_id", "type": "string", "description": "The source's own id for the record, kept as written (leading zeros stay).",
      "aliases": ["id", "source id", "record id", "external id", "asset id", "fleet id", "unit number", "unit no", "asset number", "asset no", "fleet number", "fleet no", "unit", "unit id"]},

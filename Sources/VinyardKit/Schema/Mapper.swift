@@ -365,7 +365,13 @@ public final class Mapper {
             }
         }
         for unit in Self.unitsLongestFirst where folded.count > unit.count && folded.hasSuffix(unit) {
-            guard let f = aliases[String(folded.dropLast(unit.count))], let target = schema.fields[f].unit,
+            // `Laufleistung in km`, `Odometer in miles`, `Kilométrage en km`: the name, then "in"
+            // or "en", then the unit.
+            var base = String(folded.dropLast(unit.count))
+            if aliases[base] == nil, base.count > 2, base.hasSuffix("in") || base.hasSuffix("en"), aliases[String(base.dropLast(2))] != nil {
+                base.removeLast(2)
+            }
+            guard let f = aliases[base], let target = schema.fields[f].unit,
                 let factor = Self.conversion(from: unit, to: target)
             else { continue }
             return (f, factor == 1 ? 0 : factor)

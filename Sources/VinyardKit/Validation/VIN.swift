@@ -331,6 +331,17 @@ public enum VINEngine {
                     var message = "check digit is \(Character(Unicode.Scalar(bytes[8]))), expected \(Character(Unicode.Scalar(digit)))"
                     if let suggestion {
                         message += "; probable VIN \(suggestion)"
+                        // Which character it changes, and the other reading: the check digit itself
+                        // mistyped explains any failure (an audit's 2,000 VINs with only a wrong check
+                        // digit got a probable VIN changing a right character for 285 of them).
+                        let repaired = Array(suggestion.utf8)
+                        if !northAmericanTypo, let i = (0..<17).first(where: { bytes[$0] != repaired[$0] }) {
+                            var other = bytes
+                            other[8] = digit
+                            message += " (\(Character(Unicode.Scalar(bytes[i]))) to \(Character(Unicode.Scalar(repaired[i]))) at "
+                                + "position \(i + 1)), or \(String(decoding: other, as: UTF8.self)) "
+                                + "if the check digit is the typo"
+                        }
                         // The VIN is the repaired one's, whose check digit is mandatory: an error, as
                         // on that VIN (a first-character typo, `SNP…` for `5NP…`, made it a warning
                         // and the row was loaded; an audit planted 21).
@@ -484,12 +495,15 @@ public enum VINEngine {
         // Nothing at all is no placeholder but a VIN of 0 characters (`vin.length`).
         guard !b.isEmpty else { return nil }
         let text = String(decoding: b, as: UTF8.self)
-        for word in ["UNKNOWN", "UNKOWN", "NOVIN", "NONE", "N/A"] where text.hasPrefix(word) {
+        // (And in the languages of the fleet files we read: German, French, Dutch, Spanish,
+        // Italian; each but UNBEKANNT has an I or an O no VIN has.)
+        for word in ["UNKNOWN", "UNKOWN", "NOVIN", "NONE", "N/A", "MISSING", "UNBEKANNT", "INCONNU", "ONBEKEND", "DESCONOCIDO", "SCONOSCIUTO"]
+        where text.hasPrefix(word) {
             return "\(word)"
         }
         // `VIN UNKNOWN`, `VIN-TBA` (spaces and dashes are gone by now).
         for word in ["VINUNKNOWN", "VINTBA", "VINTBD", "VINPENDING"] where text.hasPrefix(word) { return word }
-        for word in ["NULL", "TBD", "TBA", "TBC", "NA", "TEST", "XXX", "PENDING", "UNK"] where text == word { return word }
+        for word in ["NULL", "TBD", "TBA", "TBC", "NA", "TEST", "XXX", "PENDING", "UNK", "FEHLT", "KEINE", "NV"] where text == word { return word }
         // Short too: `000`, `XXXX`, `00` are fillers, not VINs cut short.
         if b.count >= 2, b.count < 5, b.allSatisfy({ $0 == b[0] }) { return "all one character" }
         if b.count >= 5 {
