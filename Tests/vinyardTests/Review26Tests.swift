@@ -150,3 +150,56 @@ extension Review26Tests {
         }
     }
 }
+
+extension Review26Tests {
+    /// An operator written back to front (`status=!active`) read as `= '!active'`, which the
+    /// enum's normalization made `active`: the opposite rows, exit 0. An unquoted value that
+    /// starts with an operator character is now a usage error naming the operator meant; quoted,
+    /// it is matched as before.
+    @Test func anOperatorWrittenBackToFrontIsAUsageError() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("s.db").path
+        let i = try runVinyard(["import", sample("fleet.csv"), "--db", db, "--quiet"])
+        #expect(i.status == 0 || i.status == 1, "\(i.stderr)")
+        for (condition, meant) in [("status=!active", "'!='"), ("year=>2015", "'>='"), ("year=<2015", "'<='"), ("make=~BMW", "'~'")] {
+            let r = try runVinyard(["export", "--db", db, "--where", condition])
+            #expect(r.status == 64 && r.stdout.isEmpty, "\(condition): \(r.status)")
+            #expect(r.stderr.contains("did you mean \(meant)"), "\(condition): \(r.stderr)")
+        }
+        let quoted = try runVinyard(["export", "--db", db, "--where", "make='=BMW'", "--format", "jsonl"])
+        // (Normalized as an imported make is: the guard's `=` goes, and BMW rows match.)
+        #expect(quoted.status == 0 && quoted.stdout.contains("\"make\":\"BMW\""), "\(quoted.stderr)")
+        let right = try runVinyard(["export", "--db", db, "--where", "status!=active", "--format", "jsonl"])
+        #expect(right.status == 0 && !right.stdout.isEmpty && !right.stdout.contains("\"status\":\"active\""), "\(right.stdout)")
+    }
+}
+
+extension Review26Tests {
+    /// An autoscout listing that gives a VIN kept it nowhere (not loaded) and was keyed
+    /// `autoscout:ID`: the same car from a fleet file was a second row. It is now keyed by its
+    /// VIN, as a fleet-record is; a listing without one keeps its `autoscout:ID` key.
+    @Test func anAutoscoutListingWithAVINIsKeyedByIt() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fleet = try Review12Tests.write("VIN,Make,Model,Odometer (km)\n1FTFW1E57KFA14352,Ford,F-150,150\n", "fleet.csv", in: dir)
+        let listings = try Review12Tests.write(
+            #"{"vehicles": [{"ID": "271004312", "Make": "Ford", "Model": "F-150", "FuelType": "Benzin", "Mileage (km)": 160, "FirstRegistration": "03/2019", "VIN": "1FTFW1E57KFA14352"}, "#
+                + #"{"ID": "271004313", "Make": "BMW", "Model": "320d", "FuelType": "Diesel", "Mileage (km)": 90000, "FirstRegistration": "05/2018"}]}"#,
+            "listings.json", in: dir)
+        let db = dir.appendingPathComponent("a.db").path
+        let r = try runVinyard(["import", fleet, listings, "--db", db, "--report", "json", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try ParsedReport(r)
+        #expect(report.int("inserted") == 2 && report.int("duplicates") == 1, "\(r.stdout)")
+        #expect(report.inputs.last?["source"] as? String == "autoscout", "\(r.stdout)")
+        #expect(!r.stderr.contains("not loaded"), "\(r.stderr)")
+        let rows = try Review12Tests.rows(db, "vehicles", columns: "_key,vin,source,source_id,odometer_km,first_registration")
+        #expect(
+            rows.sorted() == [
+                "1FTFW1E57KFA14352,1FTFW1E57KFA14352,autoscout,271004312,160,2019-03", "autoscout:271004313,,autoscout,271004313,90000,2018-05",
+            ], "\(rows)")
+        let again = try runVinyard(["import", fleet, listings, "--db", db, "--report", "json", "--quiet"])
+        #expect(try ParsedReport(again).int("unchanged") == 2, "\(again.stdout)")
+    }
+}

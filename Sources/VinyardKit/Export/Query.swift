@@ -99,6 +99,25 @@ public struct Condition: Sendable, Hashable {
             if values.allSatisfy(\.isEmpty) { throw usage("'in' needs at least one value") }
             if values.count > maxInValues { throw usage("'in' takes at most \(maxInValues) values") }
         } else {
+            // An operator written back to front (`status=!active` for `!=`, `year=>2015`,
+            // `make=~BMW`): the value `!active` was normalized as an imported one is, to `active`,
+            // and the opposite rows came out without a word (found by audit). A value that really
+            // starts so is quoted (`make='=BMW'`).
+            if let first = rawValue.utf8.first, symbols.contains(first) {
+                let written = String(decoding: bytes[fieldEnd..<min(valueStart + 1, bytes.count)], as: UTF8.self)
+                let meant: String? =
+                    switch written {
+                    case "=!": "!="
+                    case "=<": "<="
+                    case "=>": ">="
+                    case "=~": "~"
+                    default: nil
+                    }
+                throw usage(
+                    "the value starts with '\(Character(Unicode.Scalar(first)))'"
+                        + (meant.map { ": did you mean '\($0)'? To match a value that starts so, quote it" } ?? "; quote such a value")
+                        + " (\(field)='\(String(rawValue.prefix(20)))')")
+            }
             values = [unquoted(rawValue)]
             if values[0].isEmpty, op != .equal, op != .notEqual {
                 throw usage("the value is missing")

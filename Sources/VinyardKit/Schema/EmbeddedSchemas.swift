@@ -58,7 +58,7 @@ enum EmbeddedSchemas {
         "sources/autoscout.json": #"""
 {
   "name": "autoscout",
-  "description": "Marketplace listings: {\"vehicles\": [...]} (also wrapped in a one-element array). No VIN: the key is 'autoscout:' plus the listing ID. FirstRegistration is written MM/yyyy; AccidentFree false is a vehicle.accident warning (an error with the reject-accidents option).",
+  "description": "Marketplace listings: {\"vehicles\": [...]} (also wrapped in a one-element array). Usually no VIN: the key is 'autoscout:' plus the listing ID, or the VIN of a listing that gives one. FirstRegistration is written MM/yyyy; AccidentFree false is a vehicle.accident warning (an error with the reject-accidents option).",
   "schema": "vehicle",
   "wrappers": ["vehicles"],
   "fields": [
@@ -72,10 +72,11 @@ enum EmbeddedSchemas {
     {"source": "AccidentFree", "target": "accident_free"},
     {"source": "Images", "target": "images"},
     {"source": "Address", "target": "address"},
-    {"source": "PowerKW", "target": "power_kw"}
+    {"source": "PowerKW", "target": "power_kw"},
+    {"source": "VIN", "target": "vin"}
   ],
   "required": ["source_id"],
-  "key": "source-id",
+  "key": "vin-or-source-id",
   "detect": {"all": ["ID"], "any": ["FirstRegistration", "AccidentFree", "PowerKW", "Mileage (km)", "Images", "FuelType"], "anyCount": 1}
 }
 

@@ -36,7 +36,7 @@ import VinyardKit
         ("make==BMW", "make", .equal, ["BMW"]),
         ("make == BMW", "make", .equal, ["BMW"]),
         ("make='=BMW'", "make", .equal, ["=BMW"]),
-        ("year<<5", "year", .less, ["<5"]),
+        ("year<'<5'", "year", .less, ["<5"]),
     ])
     func parses(_ text: String, _ field: String, _ op: Condition.Operator, _ values: [String]) throws {
         let c = try Condition.parse(text)
