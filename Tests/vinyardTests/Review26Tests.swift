@@ -203,3 +203,66 @@ extension Review26Tests {
         #expect(try ParsedReport(again).int("unchanged") == 2, "\(again.stdout)")
     }
 }
+
+extension Review26Tests {
+    /// A fleet-record vehicle met with and without its VIN, beside a fleet file's record of the
+    /// same VIN: under `last` the fleet record made the VIN's row `fleet`, without the id, so the
+    /// next record of the id without its VIN added the id's row again, and the record with the
+    /// VIN folded it back in: re-importing the same three inputs went 2, 1, 2, 1 rows and piled up
+    /// `duplicates`. The row's id is now kept in `id_keys` before a rewrite takes it; after the
+    /// one-time fold of the first load's two rows (reported as `folded`), every re-import is a
+    /// no-op. Imported one input a run, night after night, the id's row is not added again either.
+    @Test func aFleetRecordIDKeepsItsVehicleAcrossSources() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fleet = try Review12Tests.write("VIN,Make,Model,Odometer (km)\n1FTFW1E57KFA14352,Ford,F-150,150\n", "fleetA.csv", in: dir)
+        let record = #"{"id":"veh-1","make":"Ford","model":"F-150","year":2019,"type":"truck","licensePlate":"A1","#
+        let withoutVIN = try Review12Tests.write("[" + record + #""vin":null,"fuelType":"gasoline","odometer":100,"status":"active"}]"#, "fold1.json", in: dir)
+        let withVIN = try Review12Tests.write(
+            "[" + record + #""vin":"1FTFW1E57KFA14352","fuelType":"gasoline","odometer":200,"status":"active"}]"#, "fold2.json", in: dir)
+        let db = dir.appendingPathComponent("o.db").path
+        func run(_ inputs: [String], _ db: String) throws -> (report: ParsedReport, rows: Int, duplicates: Int) {
+            let r = try runVinyard(["import"] + inputs + ["--db", db, "--report", "json", "--quiet"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let c = try Connection(path: db, mode: .readOnly)
+            return (try ParsedReport(r), Int(try c.scalarInt("SELECT count(*) FROM vehicles") ?? -1), Int(try c.scalarInt("SELECT count(*) FROM duplicates") ?? -1))
+        }
+        let first = try run([fleet, withoutVIN, withVIN], db)
+        #expect(first.rows == 2 && first.report.int("folded") == 0)
+        let second = try run([fleet, withoutVIN, withVIN], db)
+        #expect(second.rows == 1 && second.report.int("folded") == 1 && second.report.int("inserted") == 0, "\(second)")
+        for _ in 0..<3 {
+            let again = try run([fleet, withoutVIN, withVIN], db)
+            #expect(again.rows == 1 && again.duplicates == second.duplicates, "\(again)")
+            #expect(again.report.int("inserted") == 0 && again.report.int("updated") == 0 && again.report.int("folded") == 0, "\(again)")
+        }
+        #expect(try Review12Tests.rows(db, "vehicles", columns: "_key,source,source_id,odometer_km") == ["1FTFW1E57KFA14352,fleet-record,veh-1,200"])
+
+        // One input a run: the id finds its vehicle through the kept key each night.
+        let nightly = dir.appendingPathComponent("n.db").path
+        for night in 0..<3 {
+            for input in [withoutVIN, withVIN, fleet] {
+                let r = try run([input], nightly)
+                #expect(r.rows == 1 && r.report.int("inserted") == (night == 0 && input == withoutVIN ? 1 : 0), "night \(night) \(input): \(r)")
+                #expect(r.duplicates <= 2, "night \(night) \(input): \(r)")
+            }
+        }
+        #expect(try Review12Tests.rows(nightly, "vehicles", columns: "_key,source,odometer_km") == ["1FTFW1E57KFA14352,fleet,150"])
+    }
+}
+
+extension Review26Tests {
+    /// An input with nothing to tell its source by (an empty file) reports `"source": null`, not
+    /// an empty name; a forced source is still named.
+    @Test func anEmptyInputsSourceIsNull() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let empty = try Review12Tests.write("", "empty.csv", in: dir)
+        let r = try runVinyard(["validate", empty, "--report", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let input = try #require(try ParsedReport(r).inputs.first)
+        #expect(input["source"] is NSNull, "\(r.stdout)")
+        let forced = try runVinyard(["validate", empty, "--report", "json", "--source", "fleet"])
+        #expect(try ParsedReport(forced).inputs.first?["source"] as? String == "fleet", "\(forced.stdout)")
+    }
+}

@@ -68,6 +68,28 @@ import Testing
         #expect(!piped.stdout.contains("\u{1B}"))
     }
 
+    /// Rows written to standard output on the terminal (`--rejects -`, `--findings -`, `convert
+    /// -o -`) get no progress line between them; to a file they do (found by audit: validate and
+    /// import drew it into the rejects).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: script), "needs /usr/bin/script (util-linux)"))
+    func noProgressBetweenRowsOnTheTerminal() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("d.csv").path
+        #expect(try runVinyard(["generate", "--rows", "20000", "--dirty", "0.5", "-o", path]).status == 0)
+        let binary = vinyardBinary.path
+        for command in [
+            "'\(binary)' validate '\(path)' --rejects -", "'\(binary)' validate '\(path)' --findings -",
+            "'\(binary)' convert '\(path)' -o - --format csv",
+        ] {
+            let (_, screen) = try underTerminal(command)
+            #expect(!screen.contains("\r\u{1B}[K"), "progress drawn: \(command)")
+            #expect(screen.contains("_input") || screen.contains("vin,"), "no rows: \(command)")
+        }
+        let (_, toFile) = try underTerminal("'\(binary)' validate '\(path)' --rejects '\(dir.path)/r.csv'")
+        #expect(toFile.contains("\r\u{1B}[K"), "no progress line drawn")
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: script), "needs /usr/bin/script (util-linux)"))
     func colourOnTerminalUnlessNoColor() throws {
         let command = "'\(vinyardBinary.path)' validate '\(packageRoot.path)/Samples/fleet.csv'"

@@ -76,8 +76,11 @@ public struct RunReport: Sendable {
     /// its `import_runs.id` when it was; nil for `validate` and `convert`.
     public var committed: Bool?
     public var runID: Int64?
+    /// For an import: rows an earlier run kept under a source's id (`fleet-record:veh-1`) that
+    /// the run folded into their vehicle's row under its VIN (the row went to `duplicates`).
+    public var folded = 0
     /// True when nothing in the database changed (a re-import of the same data).
-    public var nothingChanged: Bool { inserted == 0 && updated == 0 }
+    public var nothingChanged: Bool { inserted == 0 && updated == 0 && folded == 0 }
 
     public static let examplesPerCode = 5
     public static let maxSuggestions = 100
@@ -141,9 +144,11 @@ extension RunReport {
         }
         object["inputs"] = inputs.map { input -> [String: Any] in
             var o: [String: Any] = [
-                "name": input.name, "source": input.source, "format": input.format, "read": input.read,
+                "name": input.name, "format": input.format, "read": input.read,
                 "rejected": input.rejected, "bytes": input.bytes,
             ]
+            // An input with nothing to tell the source by (an empty file) has none: null, not "".
+            o["source"] = input.source.isEmpty ? NSNull() : input.source
             o["content_hash"] = input.contentHash ?? NSNull()
             o["warnings"] = input.warnings
             return o
@@ -153,6 +158,7 @@ extension RunReport {
         if let committed {
             object["committed"] = committed
             object["run_id"] = runID.map { NSNumber(value: $0) } ?? NSNull()
+            object["folded"] = folded
         }
         guard
             let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])

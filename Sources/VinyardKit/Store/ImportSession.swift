@@ -426,7 +426,10 @@ public final class ImportSession {
                 } else {
                     // A row an earlier run stored, left as it was by its first record in this run
                     // (Blue, then Red, then Blue again): it may yet end as it was.
-                    if stored.runID != runID { try writer.noteRewrite(rowID, stored: stored, replaced: nil) }
+                    if stored.runID != runID {
+                        try writer.noteRewrite(rowID, stored: stored, replaced: nil)
+                        try keepIDAssociation(writer, stored: stored, key: key, newValues: values)
+                    }
                     try rewrite(
                         writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input,
                         line: provenance.line, element: provenance.index)
@@ -503,6 +506,7 @@ public final class ImportSession {
                 if !replacesAnEarlierEntry { replaced = (connection.lastInsertRowID, replacedRaw) }
             }
             try writer.noteRewrite(rowID, stored: stored, replaced: replaced)
+            try keepIDAssociation(writer, stored: stored, key: key, newValues: values)
             // The record may be one an earlier run replaced: it is the row again, not a duplicate.
             try removeEarlier(
                 table: table, key: key, provenance: provenance, action: "replaced", raw: StoreJSON.values(values, names: writer.names))
@@ -816,6 +820,7 @@ public final class ImportSession {
                 raw: raw, findings: replacedFindings, stored: raw)
             try clearFindings(table: table, key: idKey)
             try connection.prepare("DELETE FROM \(quoteIdentifier(table)) WHERE rowid=?1").execute([.integer(rowID)])
+            folded += 1
             // Its rowid may be given to the next new row: nothing the run noted of it may stay.
             try writer.forget(rowID)
         } catch {
@@ -864,12 +869,60 @@ public final class ImportSession {
         guard let (name, table, cacheKey) = Self.idSource(idKey, writer) else { return nil }
         if vinKeysByID[cacheKey] == nil {
             var keys: [String: String] = [:]
+            // The associations rows have lost (``keepIDAssociation(_:stored:key:newValues:)``),
+            // then the rows' own, which are newer.
+            for (id, key) in try keptAssociations(table: table, name: name) { keys[id] = key }
             for row in try sourceRows(table: table, name: name, idKeyed: false) { keys[row.idKey] = row.key }
             vinKeysByID[cacheKey] = keys
         }
         return vinKeysByID[cacheKey]?[idKey]
     }
     private var vinKeysByID: [String: [String: String]] = [:]
+
+    /// Keeps in `id_keys` that a row stored under its VIN (`key`) is the vehicle its source knows
+    /// by an id (`fleet-record:veh-1`), before a rewrite takes that source or id from the row:
+    /// under `last` a fleet file's record of the same VIN makes the row `fleet`, without the id.
+    /// The next record of the id without its VIN then found no row of its vehicle and added the
+    /// id's row again; a later record with the VIN folded it back in, and so on: the same inputs
+    /// imported again added and removed a row run after run (found by audit). Done only when the
+    /// rewrite changes them, as the row's own `source` and `source_id` tell it otherwise.
+    private func keepIDAssociation(_ writer: TableWriter, stored: StoredRow, key: String, newValues: [FieldValue?]) throws {
+        guard let s = writer.names.firstIndex(of: "source"), let i = writer.names.firstIndex(of: "source_id"),
+            let source = stored.values[s]?.text, !source.isEmpty, let id = stored.values[i]?.text, !id.isEmpty
+        else { return }
+        let idKey = "\(source):\(id)"
+        guard key != idKey, newValues[s]?.text != source || newValues[i]?.text != id else { return }
+        do {
+            if keepAssociation == nil {
+                keepAssociation = try connection.prepare("INSERT OR REPLACE INTO id_keys(table_name, id_key, key) VALUES (?1, ?2, ?3)")
+            }
+            try keepAssociation?.execute([.text(writer.schema.name), .text(idKey), .text(key)])
+        } catch {
+            throw VinyardStore.storeError(error, "cannot keep the key of \(idKey) in \(store.path)")
+        }
+    }
+    private var keepAssociation: Statement?
+    /// Rows earlier runs kept under an id that this run folded into their vehicle's VIN row.
+    public private(set) var folded = 0
+
+    /// The associations ``keepIDAssociation(_:stored:key:newValues:)`` kept for the source `name`
+    /// in `table`, as (`name:id`, key).
+    private func keptAssociations(table: String, name: String) throws -> [(String, String)] {
+        var out: [(String, String)] = []
+        do {
+            // (`name:` up to `name;`, the next character: the ids of that source and no other.)
+            let statement = try connection.prepare("SELECT id_key, key FROM id_keys WHERE table_name = ?1 AND id_key >= ?2 AND id_key < ?3")
+            try statement.bind(table, at: 1)
+            try statement.bind(name + ":", at: 2)
+            try statement.bind(name + ";", at: 3)
+            while try statement.step() {
+                if let id = statement.text(0), let key = statement.text(1) { out.append((id, key)) }
+            }
+        } catch {
+            throw VinyardStore.storeError(error, "cannot read the kept keys of \(name) in \(store.path)")
+        }
+        return out
+    }
 
     private func rewrite(
         _ writer: TableWriter, rowID: Int64, key: String, values: [FieldValue?], hash: Int64, source: String?,

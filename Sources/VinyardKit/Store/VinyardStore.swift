@@ -59,7 +59,7 @@ public final class VinyardStore {
     /// a format-2 file, since it would leave rows with another input's element (found by audit).
     public static let formatVersion = 2
     /// Tables Vinyard keeps for itself; a schema cannot use these names.
-    public static let bookkeepingTables: [String] = ["vinyard_meta", "import_runs", "rejects", "findings", "duplicates"]
+    public static let bookkeepingTables: [String] = ["vinyard_meta", "import_runs", "rejects", "findings", "duplicates", "id_keys"]
     /// The bookkeeping columns every schema table has, after the schema's fields.
     public static let bookkeepingColumns: [String] = [
         "_key", "_source", "_input", "_line", "_element", "_run_id", "_first_run_id", "_hash", "_updated_at",
@@ -120,6 +120,8 @@ public final class VinyardStore {
                     try migrate(
                         when: Self.indexMissing("rejects_record", on: "rejects"),
                         Self.rejectsRecordIndex)
+                    try migrate(
+                        when: "SELECT count(*) = 0 FROM sqlite_master WHERE type = 'table' AND name = 'id_keys'", Self.idKeysTable)
                 }
                 isInitialized = true
             } else {
@@ -459,6 +461,7 @@ public final class VinyardStore {
                   input TEXT, line INTEGER, action TEXT NOT NULL, raw TEXT NOT NULL, findings TEXT NOT NULL, stored TEXT,
                   element INTEGER);
                 CREATE INDEX IF NOT EXISTS duplicates_place_element ON duplicates(table_name, key, input, line, element);
+                \(Self.idKeysTable);
                 """)
             for schema in schemas { try createOrMigrate(schema) }
             try connection.commit()
@@ -474,6 +477,13 @@ public final class VinyardStore {
     /// 20,000 rejects took 277 s to import again (found by audit). The prefix keeps the index
     /// small whatever the size of a rejected record; the run id last, so that the run's own rejects
     /// of one record (20,000 `{}`) are not read again for each (earlier runs have smaller ids).
+    /// The vehicles a source knows by an id (`fleet-record:veh-1`) whose row is stored under
+    /// another key (the VIN) and no longer carries that source and id (see ``ImportSession``).
+    static let idKeysTable = """
+        CREATE TABLE IF NOT EXISTS id_keys(
+          table_name TEXT NOT NULL, id_key TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (table_name, id_key)) WITHOUT ROWID
+        """
+
     static let rejectsRecordIndex = "CREATE INDEX IF NOT EXISTS rejects_record ON rejects(input, substr(raw, 1, 160), run_id)"
 
     /// A database written before a bookkeeping column existed gets it, NULL in the existing rows:

@@ -143,7 +143,7 @@ struct Convert: ParsableCommand {
         defer { if let spool { try? FileManager.default.removeItem(atPath: spool) } }
         let sink = ConvertSink(rejects: writer) { columns in try makeWriter(outputFormat, columns: columns, to: spool ?? destination) }
         var report = try Pipeline(options: options, catalog: catalog)
-            .run(inputs: [path], into: sink, progress: pipeline.progressLine())
+            .run(inputs: [path], into: sink, progress: pipeline.progressLine(writingTo: [output, rejects]))
         let fallback = try catalog.schema(named: "vehicles").fields.map(\.name)
         try sink.finish(emptyColumns: fallback)
         var keptFirst = false

@@ -164,13 +164,14 @@ struct Import: ParsableCommand {
             let writer = try rejects.map { try RejectsWriter(path: $0) }
             let sink = StoreSink(session: session, policy: options.policy, rejects: writer)
             var result = try Pipeline(options: options, catalog: catalog)
-                .run(inputs: input.inputs, into: sink, progress: pipeline.progressLine())
+                .run(inputs: input.inputs, into: sink, progress: pipeline.progressLine(writingTo: [rejects]))
             try writer?.finish()
             result.rejectsPath = rejects
             // The session nets out keys that were updated and then duplicated back within the run.
             let counts = session.counts
             (result.read, result.inserted, result.updated, result.unchanged, result.duplicates, result.rejected) =
                 (counts.read, counts.inserted, counts.updated, counts.unchanged, counts.duplicates, counts.rejected)
+            result.folded = session.folded
             if strict && result.rejected > 0 {
                 try session.rollback()
                 result.committed = false
@@ -196,6 +197,11 @@ struct Import: ParsableCommand {
                 } else {
                     title += ": nothing changed (\(result.rejected) rejected, the rest already there)"
                 }
+            }
+            if result.folded > 0 {
+                // (Outside the count invariant: no record of this run was read for them.)
+                title += "; \(result.folded) row\(result.folded == 1 ? "" : "s") an earlier run kept under a source's id folded "
+                    + "into \(result.folded == 1 ? "its vehicle's row" : "their vehicles' rows") under the VIN (kept in duplicates)"
             }
             do {
                 try printReport(result, format: report, title: title)

@@ -61,7 +61,7 @@ struct Validate: ParsableCommand {
             let sink = ValidationSink(rejects: writer)
             let run = Pipeline(options: options, catalog: catalog)
             run.findingsWriter = try findings.map { try FindingsWriter(path: $0) }
-            var result = try run.run(inputs: input.inputs, into: sink, progress: pipeline.progressLine())
+            var result = try run.run(inputs: input.inputs, into: sink, progress: pipeline.progressLine(writingTo: [rejects, findings]))
             try sink.finish()
             try run.findingsWriter?.finish()
             result.rejectsPath = rejects

@@ -62,7 +62,11 @@ struct PipelineOptionGroup: ParsableArguments {
         return options
     }
 
-    func progressLine() -> ProgressLine { ProgressLine(enabled: !quiet) }
+    /// The progress line, off as well when one of `outputs` is standard output on the terminal
+    /// it would be drawn on (`--rejects -`: it broke into the rows).
+    func progressLine(writingTo outputs: [String?] = []) -> ProgressLine {
+        ProgressLine(enabled: !quiet, output: outputs.contains("-") ? "-" : "")
+    }
 }
 
 /// `--report text|json`.
