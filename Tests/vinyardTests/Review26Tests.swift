@@ -40,6 +40,12 @@ extension Review26Tests {
         #expect(messages[1].contains("probable VIN 1FTFW1E57KFA14352 (S to 5 at position 8), or 1FTFW1ESXKFA14352 if the check digit is the typo"), "\(messages[1])")
         // The suggestion field stays the one repair.
         #expect(items.map { $0["suggestion"] as? String } == ["1FTFW1ESXKFA14352", "1FTFW1E57KFA14352"])
+        // No second reading where the repair is the check digit itself, or where the VIN as written
+        // is none whatever its check digit (a letter in the serial; found by review).
+        let one = try runVinyard(["decode", "1HGCV1F5ZMA000123", "1FTFW1E5XPFB1Z346"])
+        #expect(one.stdout.contains("probable VIN 1HGCV1F52MA000123 (Z to 2 at position 9)\n"), "\(one.stdout)")
+        #expect(one.stdout.contains("probable VIN 1FTFW1E5XPFB12346 (Z to 2 at position 14)\n"), "\(one.stdout)")
+        #expect(!one.stdout.contains("if the check digit is the typo"), "\(one.stdout)")
     }
 }
 
@@ -78,6 +84,11 @@ extension Review26Tests {
             let text = String(decoding: written.dropFirst(3), as: UTF8.self)
             #expect(text.hasPrefix("Fahrgestellnummer;Marke;_input") && text.contains("Ford Müller"), "\(text)")
         }
+        // Read as Windows-1252 throughout (`--encoding`, which gives no `row.encoding`): the mark
+        // too (found by review).
+        let forced = dir.appendingPathComponent("forced.csv").path
+        _ = try runVinyard(["validate", input.path, "--encoding", "windows-1252", "--rejects", forced, "--quiet"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: forced)).prefix(3) == Data([0xEF, 0xBB, 0xBF]))
         // Only the ASCII row rejected: no mark.
         let ascii = dir.appendingPathComponent("ascii.csv")
         var other = Array("Fahrgestellnummer;Marke\r\nTBD;Ford\r\n1FTFW1E57KFA14352;Ford M".utf8)
@@ -102,6 +113,10 @@ extension Review26Tests {
             #expect(r.status == 65, "\(name): \(r.status) \(r.stderr)")
             #expect(r.stderr.contains("\(name):1: unterminated quoted field in the header"), "\(r.stderr)")
         }
+        // A delimiter inside the open quote is no delimiter (`,` twice, the `;` quoted: found by review).
+        let comma = try Review12Tests.write("VIN,Make,\"Model; trim\r\n1FTFW1E57KFA14352,Ford,F150\r\n", "c.csv", in: dir)
+        let c = try runVinyard(["validate", comma])
+        #expect(c.status == 65 && c.stderr.contains("c.csv:1: unterminated quoted field in the header"), "\(c.status) \(c.stderr)")
     }
 }
 
@@ -201,6 +216,12 @@ extension Review26Tests {
             ], "\(rows)")
         let again = try runVinyard(["import", fleet, listings, "--db", db, "--report", "json", "--quiet"])
         #expect(try ParsedReport(again).int("unchanged") == 2, "\(again.stdout)")
+        // The listing's optional VIN is no sign of a listing: a fleet CSV with an ID column stays
+        // fleet (it was read as listings, and rows without an ID rejected; found by review).
+        let table = try Review12Tests.write("ID,VIN,Make,Model,FuelType\n,1FTFW1E57KFA14352,Ford,F-150,Diesel\n", "ids.csv", in: dir)
+        let t = try runVinyard(["validate", table, "--report", "json"])
+        let tableSource = try ParsedReport(t).inputs.first?["source"] as? String
+        #expect(t.status == 0 && tableSource == "fleet", "\(t.stdout)")
     }
 }
 
@@ -248,6 +269,19 @@ extension Review26Tests {
             }
         }
         #expect(try Review12Tests.rows(nightly, "vehicles", columns: "_key,source,odometer_km") == ["1FTFW1E57KFA14352,fleet,150"])
+
+        // The record with the VIN and the fleet file's in one run (the row this run wrote loses the
+        // id to the fleet record), then the id alone: one row (found by review).
+        let changed = try Review12Tests.write(
+            "[" + record + #""vin":"1FTFW1E57KFA14352","fuelType":"gasoline","odometer":300,"status":"active"}]"#, "fold3.json", in: dir)
+        for order in [[withVIN, fleet], [changed, fleet]] {
+            let same = dir.appendingPathComponent("s\(order[0].count).db").path
+            try? FileManager.default.removeItem(atPath: same)
+            _ = try run([withVIN], same)
+            _ = try run(order, same)
+            let after = try run([withoutVIN], same)
+            #expect(after.rows == 1 && after.report.int("inserted") == 0, "\(order): \(after)")
+        }
     }
 }
 
@@ -264,5 +298,28 @@ extension Review26Tests {
         #expect(input["source"] is NSNull, "\(r.stdout)")
         let forced = try runVinyard(["validate", empty, "--report", "json", "--source", "fleet"])
         #expect(try ParsedReport(forced).inputs.first?["source"] as? String == "fleet", "\(forced.stdout)")
+    }
+}
+
+extension Review26Tests {
+    /// A registration date no vehicle can have (`2099-01-01`, `1850-05-01`, `0001-01-01`) was
+    /// loaded without a word: the schema's minimum and maximum are years for a date field, and
+    /// `first_registration` takes 1886 to next year (`field.range`, an error). Next year's date
+    /// and 1886 itself load.
+    @Test func aRegistrationOutsideItsYearsIsAFieldRangeReject() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let next = VINDecoder.currentCalendarYear + 1
+        let input = try Review12Tests.write(
+            "vin,make,first_registration\n1FTFW1E57KFA14352,Ford,2099-01-01\n1HGCV1F52MA000123,Honda,1850-05-01\n"
+                + "1C4PJMAK2CW184491,Jeep,0001-01-01\n2HKRM3H38EH550410,Honda,12/\(next)\nKNAFU4A2XD5739551,Kia,1886-01\n",
+            "dates.csv", in: dir)
+        let findings = dir.appendingPathComponent("f.csv").path
+        let r = try runVinyard(["validate", input, "--findings", findings, "--report", "json"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let report = try ParsedReport(r)
+        #expect(report.int("rejected") == 3 && report.findings["field.range"] == 3, "\(r.stdout)")
+        let text = try String(contentsOfFile: findings, encoding: .utf8)
+        #expect(text.contains("'2099-01-01' is after \(next)") && text.contains("'0001-01-01' is before 1886"), "\(text)")
     }
 }

@@ -104,7 +104,8 @@ public struct Condition: Sendable, Hashable {
             // and the opposite rows came out without a word (found by audit). A value that really
             // starts so is quoted (`make='=BMW'`).
             if let first = rawValue.utf8.first, symbols.contains(first) {
-                let written = String(decoding: bytes[fieldEnd..<min(valueStart + 1, bytes.count)], as: UTF8.self)
+                // (The operator as written, spaces aside: `status = !active` too.)
+                let written = String(decoding: bytes[fieldEnd..<valueStart], as: UTF8.self) + String(Character(Unicode.Scalar(first)))
                 let meant: String? =
                     switch written {
                     case "=!": "!="
@@ -113,10 +114,13 @@ public struct Condition: Sendable, Hashable {
                     case "=~": "~"
                     default: nil
                     }
+                // The example keeps the operator written (`status!='!active'`, not an `=` that
+                // would invert it; found by audit).
+                let op = trimmed(String(decoding: bytes[fieldEnd..<valueStart], as: UTF8.self))
                 throw usage(
                     "the value starts with '\(Character(Unicode.Scalar(first)))'"
                         + (meant.map { ": did you mean '\($0)'? To match a value that starts so, quote it" } ?? "; quote such a value")
-                        + " (\(field)='\(String(rawValue.prefix(20)))')")
+                        + " (\(field)\(op)'\(String(rawValue.prefix(20)))')")
             }
             values = [unquoted(rawValue)]
             if values[0].isEmpty, op != .equal, op != .notEqual {

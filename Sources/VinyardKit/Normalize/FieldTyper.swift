@@ -357,7 +357,10 @@ final class FieldTyper {
             parsed = ValueParser.parseDateOrYearMonth(text, pattern: pattern)
             expected = "yyyy-MM-dd or yyyy-MM"
         }
-        if let parsed { return .success(.text(parsed)) }
+        if let parsed {
+            if let f = yearRangeFinding(parsed, text) { return .failure(f) }
+            return .success(.text(parsed))
+        }
         var source = pattern.map { " (this source writes \($0.text))" } ?? ""
         // The date of a date and time (`03/04/2019 10:00`) is asked about as the date alone.
         let datePart = text.split(separator: " ", maxSplits: 1).first.map(String.init) ?? text
@@ -491,6 +494,20 @@ final class FieldTyper {
         }
         if let maximum, value > maximum {
             return finding(.fieldRange, text, "\(shown)is above the maximum \(FieldValue.format(maximum))\(rangeText); check the value")
+        }
+        return nil
+    }
+
+    /// A date outside its field's years: `minimum` and `maximum` (with `maximumYearOffset`: this
+    /// year plus the offset) are years for a date field (`first_registration` from 1886 to next
+    /// year: `2099-01-01` and `0001-01-01` were loaded without a word).
+    private func yearRangeFinding(_ iso: String, _ text: String) -> Finding? {
+        guard minimum != nil || maximum != nil, let year = Int(iso.prefix(4)) else { return nil }
+        if let minimum, Double(year) < minimum {
+            return finding(.fieldRange, text, "is before \(FieldValue.format(minimum)), the first year this field takes; check the value")
+        }
+        if let maximum, Double(year) > maximum {
+            return finding(.fieldRange, text, "is after \(FieldValue.format(maximum)), the last year this field takes; check the value")
         }
         return nil
     }

@@ -158,7 +158,7 @@ public final class Pipeline {
     /// The input's warning about the lines skipped above its header.
     private static func preambleWarning(_ lines: [String]) -> String {
         "\(lines.count == 1 ? "1 line" : "\(lines.count) lines") above the header skipped as a title or note, not data: "
-            + lines.map { "'\($0)'" }.joined(separator: ", ")
+            + lines.map(quoted).joined(separator: ", ")
     }
 
     /// Checks that a mapping exists and builds, and returns its mapper (each worker builds its
@@ -232,7 +232,10 @@ public final class Pipeline {
         }
         input.source = mappingName ?? ""
         if let header = reader.csvHeader, let delimiter = reader.csvDelimiter {
-            sink.beginInput(InputStyle(name: path, header: header, delimiter: delimiter, byteOrderMark: reader.csvHadBOM))
+            // (Read as Windows-1252 throughout: an Excel export in its code page, whose rejects,
+            // written as UTF-8, Excel reads as such only after the mark.)
+            sink.beginInput(
+                InputStyle(name: path, header: header, delimiter: delimiter, byteOrderMark: reader.csvHadBOM || reader.csvIsWindows1252))
         }
         // A CSV column another column of the header shadows is named in the report, once per input.
         // So are columns that no field takes (their values are not loaded anywhere but in rejects).

@@ -20,8 +20,8 @@ public final class RejectsWriter {
     private var delimiter: UInt8
     /// A `.csv` path's delimiter follows the first input's.
     private let followsInput: Bool
-    /// A byte order mark first, when the first CSV input had one or was UTF-16: Excel reads a file
-    /// without one in its code page (`ungÃ¼ltig`).
+    /// A byte order mark first, when the first CSV input had one, was UTF-16 or is read as
+    /// Windows-1252 (`--encoding`): Excel reads a file without one in its code page (`ungÃ¼ltig`).
     private var byteOrderMark = false
     /// Whether a CSV row written came from a row read as Windows-1252 (`row.encoding`): without
     /// a byte order mark, Excel, which wrote that row in its code page, reads the UTF-8 rejects

@@ -605,8 +605,7 @@ public final class CSVReader: RecordReader {
                 var next = end + 1
                 if p[end] == 0x0D, next < buffer.end, p[next] == 0x0A { next += 1 }
                 let bytes = UnsafeBufferPointer(rebasing: p[buffer.start..<end])
-                let isUTF8 = String(validating: bytes, as: UTF8.self) != nil
-                return (TextDecoding.decode(bytes, encoding: encoding, recordIsUTF8: isUTF8), next)
+                return (TextDecoding.decode(bytes, encoding: encoding, recordIsUTF8: TextDecoding.isValidUTF8(bytes)), next)
             }
             // No line end within 64 KiB, or the input ends: no line above a header.
             guard let found else { break }
@@ -678,7 +677,14 @@ public final class CSVReader: RecordReader {
         // line: its first line, quotes taken as text, tells the delimiter, and the reader then
         // names the unterminated quote (exit 65; a `;` file was split at `,` and refused as a
         // source it could not tell, exit 64).
-        guard let headerCounts = sample.counts.first ?? firstLineCounts(buffer, candidates: candidates) else { return fallback }
+        // Only when that names one delimiter: an inch mark in a `,` header beside a `;` (`Rims;
+        // 17"`) is no quote, and the file was read at `,` as before (found by audit).
+        if sample.counts.isEmpty {
+            guard let counts = firstLineCounts(buffer, candidates: candidates) else { return fallback }
+            let present = candidates.indices.filter { counts[$0] > 0 }
+            return present.count == 1 ? candidates[present[0]] : fallback
+        }
+        guard let headerCounts = sample.counts.first else { return fallback }
         let present = candidates.indices.filter { headerCounts[$0] > 0 }
         if present.isEmpty { return fallback }
         if present.count == 1 { return candidates[present[0]] }
@@ -735,16 +741,22 @@ public final class CSVReader: RecordReader {
         }
     }
 
-    /// Candidate delimiters in the buffer's first line, up to its first line break, quotes and
-    /// all; nil when it has none.
+    /// Candidate delimiters outside quotes in the buffer's first line, up to its first line break
+    /// whether a quote is open or not (`VIN,Make,"Model; trim`: `,` twice, no `;`); nil when it
+    /// has none.
     private static func firstLineCounts(_ buffer: InputBuffer, candidates: [UInt8]) -> [Int]? {
         buffer.withBytes { p in
             var counts = [Int](repeating: 0, count: candidates.count)
             var i = buffer.start
             // (Blank lines before the header are skipped, as the reader skips them.)
             while i < buffer.end, p[i] == 0x0A || p[i] == 0x0D { i += 1 }
+            var inQuotes = false
             while i < buffer.end, p[i] != 0x0A, p[i] != 0x0D {
-                if let k = candidates.firstIndex(of: p[i]) { counts[k] += 1 }
+                if p[i] == UInt8(ascii: "\"") {
+                    inQuotes.toggle()
+                } else if !inQuotes, let k = candidates.firstIndex(of: p[i]) {
+                    counts[k] += 1
+                }
                 i += 1
             }
             return counts.contains { $0 > 0 } ? counts : nil

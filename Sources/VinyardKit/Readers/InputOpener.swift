@@ -92,6 +92,8 @@ public final class InputReader: RecordReader {
     public var csvDelimiter: UInt8? { csv?.delimiter }
     /// True when the CSV text began with a byte order mark or was UTF-16.
     public var csvHadBOM: Bool { csv?.buffer.hadBOM ?? false }
+    /// True when the CSV text is read as Windows-1252 throughout (`--encoding windows-1252`).
+    public var csvIsWindows1252: Bool { csv?.encoding == .windows1252 }
     /// The key of the object wrapping a JSON record array (`vehicles`), if any.
     public var wrapperKey: String? { (base as? JSONReader)?.wrapperKey }
     /// What the reader skipped and says so (``JSONReader/notes``), once reading is over.

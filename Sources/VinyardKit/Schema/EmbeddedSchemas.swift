@@ -73,7 +73,7 @@ enum EmbeddedSchemas {
     {"source": "Images", "target": "images"},
     {"source": "Address", "target": "address"},
     {"source": "PowerKW", "target": "power_kw"},
-    {"source": "VIN", "target": "vin"}
+    {"source": "VIN", "target": "vin", "detect": false}
   ],
   "required": ["source_id"],
   "key": "vin-or-source-id",
@@ -275,7 +275,7 @@ enum EmbeddedSchemas {
     {"name": "status", "type": "string", "synonyms": "status",
      "constraints": {"enum": ["active", "maintenance", "inactive", "retired"]},
      "aliases": ["vehicle status", "fleet status"]},
-    {"name": "first_registration", "type": "date-or-yearmonth",
+    {"name": "first_registration", "type": "date-or-yearmonth", "constraints": {"minimum": 1886, "maximumYearOffset": 1},
      "aliases": ["firstregistration", "first registration", "first registration date", "registration date", "date of first registration", "erstzulassung", "in service date", "reg date", "first registered", "date first registered", "month of first registration", "datum eerste toelating", "eerste toelating", "date de première immatriculation", "première immatriculation", "erstzulassungsdatum", "ez", "zulassungsdatum", "datum erstzulassung", "datum der erstzulassung"]},
     {"name": "price", "type": "number", "constraints": {"minimum": 0},
      "aliases": ["price eur", "list price", "sale price", "asking price", "preis", "purchase price", "prix", "precio", "prijs"]},

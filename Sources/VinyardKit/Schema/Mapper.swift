@@ -754,9 +754,6 @@ public final class Mapper {
     /// How many own objects deep their objects are read as at the top level.
     static let maxOwnDepth = 4
 
-    /// Members (folded) of a reading that say when it was taken.
-    static let readingTimeMembers: Set<String> = ["time", "timestamp", "date", "datetime", "at", "updatedat", "recordedat", "measuredat"]
-
     /// Keys of nested objects that stand for the record itself (folded: `vehicle_data` is
     /// `vehicledata`), whose members are all the record's.
     static let recordOwnObjects: Set<String> = Set([
@@ -857,14 +854,11 @@ public final class Mapper {
             }
         }
         if number == "", unit != nil { return "" }
-        // A reading with no unit, alone (`"odometer": {"value": 5000}`) or with the time it was
-        // taken (Samsara's `"odometerMeters": {"time": "…", "value": 5000000}`): the number in the
-        // key's unit, as a plain `5000` would be (both were `field.type` rejects before).
-        if let number, unit == nil,
-            members.allSatisfy({ measurementMembers.contains($0.name.lowercased()) || readingTimeMembers.contains(Schema.fold($0.name)) })
-        {
-            return number
-        }
+        // A reading with no unit, alone (`"odometer": {"value": 5000}`), with the time it was
+        // taken (Samsara's `"odometerMeters": {"time": "…", "value": 5000000}`) or other members
+        // (`"note"`, reported by the caller as not loaded): the number in the key's unit, as a
+        // plain `5000` would be (each was a `field.type` reject before).
+        if let number, unit == nil { return number }
         guard let number, let unit else { return nil }
         // Without a unit (`"unit": null`), the number in the field's own unit.
         return unit.isEmpty ? number : number + " " + unit

@@ -48,7 +48,7 @@ public struct SourceDetector: Sendable {
             "specs", "images", "last_sync",
         ]
         candidates = catalog.mappings.map { mapping in
-            var known = Set(mapping.fields.map { Schema.fold($0.source) })
+            var known = Set(mapping.fields.filter { $0.detect != false }.map { Schema.fold($0.source) })
             known.formUnion(mapping.ignore.map(Schema.fold))
             if mapping.matchAliases, let schema = try? catalog.schema(for: mapping) {
                 for f in schema.fields {

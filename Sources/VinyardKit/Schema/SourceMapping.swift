@@ -37,6 +37,10 @@ public struct SourceMapping: Sendable, Hashable, Codable {
         public var dateFormat: String?
         /// The unit the source writes (`mi`, `hp`, `PS`, `gal`), converted to the field's unit.
         public var unit: String?
+        /// False for a key the source loads when a record has it but that is no part of its shape:
+        /// not counted when telling the source from a record's keys (an autoscout listing's
+        /// optional `VIN`: a fleet CSV `ID,VIN,Make,Model,FuelType` was read as listings).
+        public var detect: Bool?
 
         public init(
             source: String, target: String? = nil, targets: [String]? = nil, transform: Transform? = nil,

@@ -426,10 +426,10 @@ public final class ImportSession {
                 } else {
                     // A row an earlier run stored, left as it was by its first record in this run
                     // (Blue, then Red, then Blue again): it may yet end as it was.
-                    if stored.runID != runID {
-                        try writer.noteRewrite(rowID, stored: stored, replaced: nil)
-                        try keepIDAssociation(writer, stored: stored, key: key, newValues: values)
-                    }
+                    if stored.runID != runID { try writer.noteRewrite(rowID, stored: stored, replaced: nil) }
+                    // (Also for a row this run wrote: a fleet-record record with its VIN, then a
+                    // fleet file's of that VIN, in one run.)
+                    try keepIDAssociation(writer, stored: stored, key: key, newValues: values)
                     try rewrite(
                         writer, rowID: rowID, key: key, values: values, hash: hash, source: source, input: provenance.input,
                         line: provenance.line, element: provenance.index)
@@ -729,7 +729,9 @@ public final class ImportSession {
         let writer = try tableWriter(for: schema)
         guard writer.runKeys == nil else { return false }
         if key != idKey { return try rekey(writer, from: idKey, to: key, record: record, policy: policy) }
-        guard let vinKey = try vinKey(forID: idKey, writer: writer) else { return false }
+        // (Only to a row there: a kept key whose row is gone would store the record without its VIN.)
+        guard let vinKey = try vinKey(forID: idKey, writer: writer), let found = try writer.find(vinKey, provenance: record.provenance)
+        else { return false }
         // Both rows there (a first load held the id with and without its VIN): the id's goes.
         if try isIDKeyed(idKey, writer: writer), let old = try writer.find(idKey, provenance: record.provenance) {
             try absorb(writer, rowID: old.rowID, idKey: idKey, into: vinKey)
@@ -737,7 +739,7 @@ public final class ImportSession {
         key = vinKey
         keyHash = nil
         // A record without its VIN does not unknow it: the row keeps it and what it decodes.
-        if let found = try writer.find(vinKey, provenance: record.provenance), let stored = try writer.existing(rowID: found.rowID) {
+        if let stored = try writer.existing(rowID: found.rowID) {
             for i in Self.vinFields(writer) where record.values[i] == nil { record.values[i] = stored.values[i] }
             rowHash = nil
         }
@@ -828,8 +830,10 @@ public final class ImportSession {
         }
         if let (_, _, cacheKey) = Self.idSource(idKey, writer) {
             idKeyedRows[cacheKey]?.remove(idKey)
-            // A later record of the id without its VIN finds the VIN's row.
-            vinKeysByID[cacheKey, default: [:]][idKey] = vinKey
+            // A later record of the id without its VIN finds the VIN's row (the source's ids are
+            // read first: a partial table made here hid the others for the rest of the run).
+            if vinKeysByID[cacheKey] == nil { _ = try self.vinKey(forID: idKey, writer: writer) }
+            vinKeysByID[cacheKey]?[idKey] = vinKey
         }
     }
 
@@ -870,7 +874,7 @@ public final class ImportSession {
         if vinKeysByID[cacheKey] == nil {
             var keys: [String: String] = [:]
             // The associations rows have lost (``keepIDAssociation(_:stored:key:newValues:)``),
-            // then the rows' own, which are newer.
+            // then the rows' own, which win: a row carrying the id now says where it is.
             for (id, key) in try keptAssociations(table: table, name: name) { keys[id] = key }
             for row in try sourceRows(table: table, name: name, idKeyed: false) { keys[row.idKey] = row.key }
             vinKeysByID[cacheKey] = keys

@@ -471,12 +471,6 @@ public final class VinyardStore {
         }
     }
 
-    /// Finds an earlier run's reject of the same record (``ImportSession``) by its input and the
-    /// start of its raw JSON (which holds the first fields, the VIN among them in most files):
-    /// by input alone, each reject of a re-import read every reject of that input, so a file of
-    /// 20,000 rejects took 277 s to import again (found by audit). The prefix keeps the index
-    /// small whatever the size of a rejected record; the run id last, so that the run's own rejects
-    /// of one record (20,000 `{}`) are not read again for each (earlier runs have smaller ids).
     /// The vehicles a source knows by an id (`fleet-record:veh-1`) whose row is stored under
     /// another key (the VIN) and no longer carries that source and id (see ``ImportSession``).
     static let idKeysTable = """
@@ -484,6 +478,12 @@ public final class VinyardStore {
           table_name TEXT NOT NULL, id_key TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (table_name, id_key)) WITHOUT ROWID
         """
 
+    /// Finds an earlier run's reject of the same record (``ImportSession``) by its input and the
+    /// start of its raw JSON (which holds the first fields, the VIN among them in most files):
+    /// by input alone, each reject of a re-import read every reject of that input, so a file of
+    /// 20,000 rejects took 277 s to import again (found by audit). The prefix keeps the index
+    /// small whatever the size of a rejected record; the run id last, so that the run's own rejects
+    /// of one record (20,000 `{}`) are not read again for each (earlier runs have smaller ids).
     static let rejectsRecordIndex = "CREATE INDEX IF NOT EXISTS rejects_record ON rejects(input, substr(raw, 1, 160), run_id)"
 
     /// A database written before a bookkeeping column existed gets it, NULL in the existing rows:

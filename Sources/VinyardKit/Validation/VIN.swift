@@ -335,12 +335,16 @@ public enum VINEngine {
                         // mistyped explains any failure (an audit's 2,000 VINs with only a wrong check
                         // digit got a probable VIN changing a right character for 285 of them).
                         let repaired = Array(suggestion.utf8)
+                        var other = bytes
+                        other[8] = digit
                         if !northAmericanTypo, let i = (0..<17).first(where: { bytes[$0] != repaired[$0] }) {
-                            var other = bytes
-                            other[8] = digit
-                            message += " (\(Character(Unicode.Scalar(bytes[i]))) to \(Character(Unicode.Scalar(repaired[i]))) at "
-                                + "position \(i + 1)), or \(String(decoding: other, as: UTF8.self)) "
-                                + "if the check digit is the typo"
+                            message += " (\(Character(Unicode.Scalar(bytes[i]))) to \(Character(Unicode.Scalar(repaired[i]))) at position \(i + 1))"
+                            // Not where the repair is the check digit itself (the two would be one),
+                            // nor where the written VIN is no VIN whatever its check digit (a letter
+                            // in the serial: `…1Z346`).
+                            if i != 8, serialIsDigits(other) {
+                                message += ", or \(String(decoding: other, as: UTF8.self)) if the check digit is the typo"
+                            }
                         }
                         // The VIN is the repaired one's, whose check digit is mandatory: an error, as
                         // on that VIN (a first-character typo, `SNP…` for `5NP…`, made it a warning

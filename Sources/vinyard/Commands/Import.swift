@@ -175,6 +175,7 @@ struct Import: ParsableCommand {
             if strict && result.rejected > 0 {
                 try session.rollback()
                 result.committed = false
+                result.folded = 0
                 try printReport(result, format: report, title: "import into \(db): ROLLED BACK (--strict, \(result.rejected) rejected)")
                 return true
             }
