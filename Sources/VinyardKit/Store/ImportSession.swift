@@ -637,6 +637,7 @@ public final class ImportSession {
                 try writer.restoreKeyIndex()
                 try connection.execute("DELETE FROM \(writer.seenTable)")
             }
+            try forgetRenamedCopies(of: listed)
             elapsed = Date().timeIntervalSince(startedAt)
             let statement = try connection.prepare(
                 """
@@ -660,6 +661,48 @@ public final class ImportSession {
         if bulkLoad { store.leaveBulkLoadJournal() }
         return ImportRunReport(
             runID: runID, counts: counts, findings: findingCounts, inputs: listed, elapsedSeconds: elapsed, status: status)
+    }
+
+    /// Removes what earlier runs kept of an input with the same bytes as one of this run's under
+    /// another name (a nightly export copied to `fleet-2026-11-02.csv`, then `…-03.csv`): its
+    /// rejects, its records' `dropped`, `merged` and in-run `replaced` entries in `duplicates`
+    /// and their `key.conflict` findings, which this run has just kept again under the new name.
+    /// Under the same name a re-run replaces them record by record; under a new one each night
+    /// added them all again (6 broken rows were 24 rejects after four nights, and the run said
+    /// "nothing changed"; found by audit). Only entries of runs that read that name with these
+    /// bytes (`import_runs.inputs`), so a name later imported with other content keeps its own.
+    /// Cross-run `replaced` entries (a stored row's values an update overwrote, kept nowhere else)
+    /// stay.
+    private func forgetRenamedCopies(of inputs: [ImportInput]) throws(StoreError) {
+        let copies = inputs.compactMap { input in input.contentHash.map { (name: input.name, hash: $0) } }
+        guard !copies.isEmpty else { return }
+        let find = try connection.prepare(
+            """
+            SELECT r.id, json_extract(j.value, '$.name') FROM import_runs r, json_each(r.inputs) j
+            WHERE r.id < ?1 AND json_valid(r.inputs) AND json_extract(j.value, '$.content_hash') = ?2
+              AND json_extract(j.value, '$.name') <> ?3
+            """)
+        var earlier: [(run: Int64, name: String)] = []
+        for copy in copies {
+            try find.bind(runID, at: 1)
+            try find.bind(copy.hash, at: 2)
+            try find.bind(copy.name, at: 3)
+            while try find.step() {
+                if let name = find.text(1), !copies.contains(where: { $0.name == name }) { earlier.append((find.int64(0), name)) }
+            }
+            find.reset()
+        }
+        for (run, name) in earlier {
+            let place: [FieldValue?] = [.integer(run), .text(name)]
+            try connection.prepare("DELETE FROM rejects WHERE run_id = ?1 AND input = ?2").execute(place)
+            try connection.prepare(
+                """
+                DELETE FROM duplicates WHERE run_id = ?1 AND input = ?2
+                  AND (action IN ('dropped', 'merged') OR (action = 'replaced' AND stored IS NOT NULL AND stored <> ''))
+                """
+            ).execute(place)
+            try connection.prepare("DELETE FROM findings WHERE run_id = ?1 AND input = ?2 AND code = 'key.conflict'").execute(place)
+        }
     }
 
     /// Abandons the run: nothing it wrote is kept, and `import_runs` has no trace of it.
