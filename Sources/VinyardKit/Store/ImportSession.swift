@@ -692,17 +692,25 @@ public final class ImportSession {
             }
             find.reset()
         }
-        for (run, name) in earlier {
-            let place: [FieldValue?] = [.integer(run), .text(name)]
-            try connection.prepare("DELETE FROM rejects WHERE run_id = ?1 AND input = ?2").execute(place)
-            try connection.prepare(
-                """
-                DELETE FROM duplicates WHERE run_id = ?1 AND input = ?2
-                  AND (action IN ('dropped', 'merged') OR (action = 'replaced' AND stored IS NOT NULL AND stored <> ''))
-                """
-            ).execute(place)
-            try connection.prepare("DELETE FROM findings WHERE run_id = ?1 AND input = ?2 AND code = 'key.conflict'").execute(place)
+        guard !earlier.isEmpty else { return }
+        // One statement a table, the places as a JSON list (`duplicates` and `findings` have no
+        // index that starts with the run or the input: one scan each, not one a place).
+        var list: [UInt8] = [UInt8(ascii: "[")]
+        for (i, place) in earlier.enumerated() {
+            if i > 0 { list.append(UInt8(ascii: ",")) }
+            list.append(contentsOf: "[\(place.run),".utf8)
+            StoreJSON.appendString(place.name, to: &list)
+            list.append(UInt8(ascii: "]"))
         }
+        list.append(UInt8(ascii: "]"))
+        let places: [FieldValue?] = [.text(String(decoding: list, as: UTF8.self))]
+        let inPlaces = "(run_id, input) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?1))"
+        try connection.prepare("DELETE FROM rejects WHERE \(inPlaces)").execute(places)
+        try connection.prepare(
+            "DELETE FROM duplicates WHERE \(inPlaces) "
+                + "AND (action IN ('dropped', 'merged') OR (action = 'replaced' AND stored IS NOT NULL AND stored <> ''))"
+        ).execute(places)
+        try connection.prepare("DELETE FROM findings WHERE \(inPlaces) AND code = 'key.conflict'").execute(places)
     }
 
     /// Abandons the run: nothing it wrote is kept, and `import_runs` has no trace of it.
