@@ -387,7 +387,7 @@ public final class ImportSession {
             // The row keeps its source: an id from another source's record would name a record
             // of that source as the row's (a `fleet` row took a `random-vehicle` id; found by
             // audit). Not taken, the id stays with the record in `duplicates`.
-            if source != stored.source, let i = writer.names.firstIndex(of: "source_id") { kept[i] = stored.values[i] }
+            if source != stored.source, let i = writer.sourceIDField { kept[i] = stored.values[i] }
         }
         // Not for an update by a later run under `last` (it is newer: no conflict), where the
         // messages cost ~13k instructions a row for nothing.
@@ -822,7 +822,7 @@ public final class ImportSession {
             // VIN found no row and added the id's again, run after run.
             let id = String(idKey.dropFirst(name.count + 1))
             let carries = try writer.existing(rowID: vinRow.rowID).map { stored in
-                stored.source == name && writer.names.firstIndex(of: "source_id").map { stored.values[$0]?.text == id } == true
+                stored.source == name && writer.sourceIDField.map { stored.values[$0]?.text == id } == true
             } ?? false
             if policy == .last || carries { try absorb(writer, rowID: old.rowID, idKey: idKey, into: vinKey) }
             return false
@@ -942,7 +942,7 @@ public final class ImportSession {
     /// imported again added and removed a row run after run (found by audit). Done only when the
     /// rewrite changes them, as the row's own `source` and `source_id` tell it otherwise.
     private func keepIDAssociation(_ writer: TableWriter, stored: StoredRow, key: String, newValues: [FieldValue?]) throws {
-        guard let s = writer.names.firstIndex(of: "source"), let i = writer.names.firstIndex(of: "source_id"),
+        guard let s = writer.sourceField, let i = writer.sourceIDField,
             let source = stored.values[s]?.text, !source.isEmpty, let id = stored.values[i]?.text, !id.isEmpty
         else { return }
         let idKey = "\(source):\(id)"

@@ -16,6 +16,9 @@ struct StoredKey {
 final class TableWriter {
     let schema: Schema
     let names: [String]
+    /// The indices of the `source` and `source_id` fields (nil in a schema without them).
+    let sourceField: Int?
+    let sourceIDField: Int?
     /// Each field's type (the digest's, kept in one place).
     var types: [Field.FieldType] { digest.types }
     /// The row hash of this schema's values.
@@ -69,6 +72,8 @@ final class TableWriter {
         self.schema = schema
         self.connection = connection
         names = schema.fields.map(\.name)
+        sourceField = names.firstIndex(of: "source")
+        sourceIDField = names.firstIndex(of: "source_id")
         digest = RowDigest(schema: schema)
         let n = names.count
         let table = quoteIdentifier(schema.name)
