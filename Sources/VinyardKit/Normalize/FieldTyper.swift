@@ -502,7 +502,18 @@ final class FieldTyper {
     /// year plus the offset) are years for a date field (`first_registration` from 1886 to next
     /// year: `2099-01-01` and `0001-01-01` were loaded without a word).
     private func yearRangeFinding(_ iso: String, _ text: String) -> Finding? {
-        guard minimum != nil || maximum != nil, let year = Int(iso.prefix(4)) else { return nil }
+        guard minimum != nil || maximum != nil else { return nil }
+        // The year's four digits, read in place (`Int(iso.prefix(4))` cost ~270 instructions a row).
+        let parsed: Int? = iso.withUTF8Bytes { p in
+            guard p.count >= 4 else { return nil }
+            var year = 0
+            for i in 0..<4 {
+                guard p[i] >= UInt8(ascii: "0"), p[i] <= UInt8(ascii: "9") else { return nil }
+                year = year * 10 + Int(p[i] - UInt8(ascii: "0"))
+            }
+            return year
+        }
+        guard let year = parsed else { return nil }
         if let minimum, Double(year) < minimum {
             return finding(.fieldRange, text, "is before \(FieldValue.format(minimum)), the first year this field takes; check the value")
         }
