@@ -117,6 +117,13 @@ extension Review26Tests {
         let comma = try Review12Tests.write("VIN,Make,\"Model; trim\r\n1FTFW1E57KFA14352,Ford,F150\r\n", "c.csv", in: dir)
         let c = try runVinyard(["validate", comma])
         #expect(c.status == 65 && c.stderr.contains("c.csv:1: unterminated quoted field in the header"), "\(c.status) \(c.stderr)")
+        // An inch mark is no quote: the delimiter there most often splits the header (audit).
+        for (name, header) in [("i1.csv", "vin,make,Rims; 17\""), ("i2.csv", "vin;make;model;Rims, 17\"")] {
+            let d = header.contains(";make") ? ";" : ","
+            let inch = try Review12Tests.write("\(header)\n1FTFW1E57KFA14352\(d)Ford\(d)x\(d == ";" ? ";y" : "")\n", name, in: dir)
+            let i = try runVinyard(["validate", inch, "--report", "json"])
+            #expect(i.status == 0, "\(name): \(i.status) \(i.stderr)")
+        }
     }
 }
 
@@ -321,6 +328,14 @@ extension Review26Tests {
         #expect(report.int("rejected") == 3 && report.findings["field.range"] == 3, "\(r.stdout)")
         let text = try String(contentsOfFile: findings, encoding: .utf8)
         #expect(text.contains("'2099-01-01' is after \(next)") && text.contains("'0001-01-01' is before 1886"), "\(text)")
+        // A Unix time and an OData date are checked too (they skipped it; found by audit).
+        let json = try Review12Tests.write(
+            #"{"vin": "1FTFW1E57KFA14352", "make": "Ford", "first_registration": 4102444800}"# + "\n"
+                + #"{"vin": "1HGCV1F52MA000123", "make": "Honda", "first_registration": "/Date(4102444800000)/"}"# + "\n"
+                + #"{"vin": "1C4PJMAK2CW184491", "make": "Jeep", "first_registration": 1500000000}"# + "\n",
+            "dates.jsonl", in: dir)
+        let j = try runVinyard(["validate", json, "--report", "json"])
+        #expect(try ParsedReport(j).findings["field.range"] == 2 && ParsedReport(j).int("rejected") == 2, "\(j.stdout)")
     }
 }
 

@@ -155,11 +155,13 @@ final class FieldTyper {
             // field takes its day (a year, `2019`, or `20190630` is read as text is, and so is a
             // compact date-time such as `201906301200`, which is no time in 1976).
             if case .number(let n) = raw, !ValueParser.isCompactDateTime(n), let iso = ValueParser.unixTimestamp(n) {
+                if let f = yearRangeFinding(iso, n) { return .failure(f) }
                 return .success(.text(dateFieldValue(iso)))
             }
             guard let text = scalarText(raw) else { return .failure(notScalar(raw)) }
             // OData v2 and old .NET JSON: `/Date(1561852800000)/`, `/Date(1561852800000+0200)/`.
             if text.utf8.first == UInt8(ascii: "/") || text.utf8.first == UInt8(ascii: " "), let iso = ValueParser.dotNetDate(text) {
+                if let f = yearRangeFinding(iso, text) { return .failure(f) }
                 return .success(.text(dateFieldValue(iso)))
             }
             return date(text, pattern: datePattern)

@@ -677,12 +677,13 @@ public final class CSVReader: RecordReader {
         // line: its first line, quotes taken as text, tells the delimiter, and the reader then
         // names the unterminated quote (exit 65; a `;` file was split at `,` and refused as a
         // source it could not tell, exit 64).
-        // Only when that names one delimiter: an inch mark in a `,` header beside a `;` (`Rims;
-        // 17"`) is no quote, and the file was read at `,` as before (found by audit).
+        // The one there most often: an inch mark in a header (`vin,make,Rims; 17"`, `vin;make;model;
+        // Rims, 17"`) is no quote, and the other delimiter is inside a name (found by audit); on
+        // a tie, `,` as before.
         if sample.counts.isEmpty {
-            guard let counts = firstLineCounts(buffer, candidates: candidates) else { return fallback }
-            let present = candidates.indices.filter { counts[$0] > 0 }
-            return present.count == 1 ? candidates[present[0]] : fallback
+            guard let counts = firstLineCounts(buffer, candidates: candidates), let most = counts.max() else { return fallback }
+            let top = candidates.indices.filter { counts[$0] == most }
+            return top.count == 1 ? candidates[top[0]] : fallback
         }
         guard let headerCounts = sample.counts.first else { return fallback }
         let present = candidates.indices.filter { headerCounts[$0] > 0 }

@@ -344,16 +344,24 @@ import VinyardKit
         #expect {
             try impatient.beginImport()
         } throws: { ($0 as? VinyardError)?.message.contains("locked by another import") == true }
-        // A patient second writer waits until the first commits, then sees its rows.
+        // A patient second writer waits until the first commits, then sees its rows. It waits on
+        // a thread of its own: blocked in SQLite's busy wait on one of the two threads of the
+        // concurrency pool (a 2-core machine), it kept this task from being resumed to commit
+        // while other tests held the other thread, and timed out after 30 s (a full run flaked).
         let started = Date()
-        let waiter = Task.detached { () throws -> ImportCounts in
-            let second = try VinyardStore(path: path, busyTimeout: 30)
-            return try second.importRecords([testRecord("VIN1", make: "BMW", line: 2), testRecord("VIN2", make: "Kia", line: 3)])
-                .counts
+        let counts = try await withCheckedThrowingContinuation { (done: CheckedContinuation<ImportCounts, any Error>) in
+            let waiter = Thread {
+                done.resume(
+                    with: Result {
+                        let second = try VinyardStore(path: path, busyTimeout: 30)
+                        return try second.importRecords([testRecord("VIN1", make: "BMW", line: 2), testRecord("VIN2", make: "Kia", line: 3)])
+                            .counts
+                    })
+            }
+            waiter.start()
+            Thread.sleep(forTimeInterval: 0.4)
+            do { _ = try session.finish() } catch { Issue.record(error) }
         }
-        try await Task.sleep(for: .milliseconds(400))
-        _ = try session.finish()
-        let counts = try await waiter.value
         #expect(Date().timeIntervalSince(started) >= 0.3)
         #expect(counts == ImportCounts(read: 2, inserted: 1, unchanged: 1))
         #expect(try first.count("SELECT count(*) FROM vehicles") == 2)
