@@ -104,10 +104,10 @@ public struct Condition: Sendable, Hashable {
             // and the opposite rows came out without a word (found by audit). A value that really
             // starts so is quoted (`make='=BMW'`).
             if let first = rawValue.utf8.first, symbols.contains(first) {
-                // (The operator as written, spaces aside: `status = !active` too.)
-                let written = String(decoding: bytes[fieldEnd..<valueStart], as: UTF8.self) + String(Character(Unicode.Scalar(first)))
+                // The operator as written (spaces are around it, not in it: `status = !active` too).
+                let op = String(decoding: bytes[fieldEnd..<valueStart], as: UTF8.self)
                 let meant: String? =
-                    switch written {
+                    switch op + String(Character(Unicode.Scalar(first))) {
                     case "=!": "!="
                     case "=<": "<="
                     case "=>": ">="
@@ -116,7 +116,6 @@ public struct Condition: Sendable, Hashable {
                     }
                 // The example keeps the operator written (`status!='!active'`, not an `=` that
                 // would invert it; found by audit).
-                let op = trimmed(String(decoding: bytes[fieldEnd..<valueStart], as: UTF8.self))
                 throw usage(
                     "the value starts with '\(Character(Unicode.Scalar(first)))'"
                         + (meant.map { ": did you mean '\($0)'? To match a value that starts so, quote it" } ?? "; quote such a value")
